@@ -1,0 +1,58 @@
+"""The Kings in the Corner rules engine: pure Python, standard library only, no I/O.
+
+Typical use::
+
+    from protocol.engine import Options, new_match, legal_actions, view
+
+    match = new_match(Options(seats=2), seed="demo")
+    actions = legal_actions(match.position)
+    match = match.apply(actions[0])
+    print(view(match, seat=0))
+"""
+
+from .actions import END_TURN, Action, EndTurn, Move, Play, action_from_text, action_from_wire
+from .cards import DECK, FITS_ON, fits, penalty
+from .deal import deal, shuffled_deck
+from .match import NEXT_HAND, Match, Phase, new_match, replay
+from .notation import format_position, parse_position
+from .options import Options
+from .position import HandResult, Position
+from .rules import apply, explain, is_legal, legal_actions
+from .table import CORNERS, PILES, SIDES
+from .views import public_view, seat_view, view
+
+__all__ = [
+    "CORNERS",
+    "DECK",
+    "END_TURN",
+    "FITS_ON",
+    "NEXT_HAND",
+    "PILES",
+    "SIDES",
+    "Action",
+    "EndTurn",
+    "HandResult",
+    "Match",
+    "Move",
+    "Options",
+    "Phase",
+    "Play",
+    "Position",
+    "action_from_text",
+    "action_from_wire",
+    "apply",
+    "deal",
+    "explain",
+    "fits",
+    "format_position",
+    "is_legal",
+    "legal_actions",
+    "new_match",
+    "parse_position",
+    "penalty",
+    "public_view",
+    "replay",
+    "seat_view",
+    "shuffled_deck",
+    "view",
+]

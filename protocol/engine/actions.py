@@ -1,0 +1,106 @@
+"""The three actions a seat can take, in their wire form and their text form.
+
+Wire form (JSON objects)::
+
+    {"type": "play", "card": "7H", "pile": "N"}
+    {"type": "move", "from": "N", "to": "E"}
+    {"type": "end_turn"}
+
+Text form (for logs, tests and hints): ``7H>N``, ``N>E`` and ``end``. Both round-trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.errors import BadAction
+
+from .cards import CARDS
+from .table import PILE_INDEX
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play ``card`` from the hand onto ``pile``."""
+
+    card: str
+    pile: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "play", "card": self.card, "pile": self.pile}
+
+    def text(self) -> str:
+        return f"{self.card}>{self.pile}"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Move the whole pile ``src`` onto ``dst``."""
+
+    src: str
+    dst: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "move", "from": self.src, "to": self.dst}
+
+    def text(self) -> str:
+        return f"{self.src}>{self.dst}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """End the turn (drawing one card when the ``draw`` variant is ``end``)."""
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "end_turn"}
+
+    def text(self) -> str:
+        return "end"
+
+
+Action = Play | Move | EndTurn
+END_TURN = EndTurn()
+
+#: Every possible play and move, built once so generating legal actions allocates nothing.
+PLAYS: dict[str, dict[str, Play]] = {
+    card: {pile: Play(card, pile) for pile in PILE_INDEX} for card in CARDS
+}
+MOVES: dict[str, dict[str, Move]] = {
+    src: {dst: Move(src, dst) for dst in PILE_INDEX if dst != src} for src in PILE_INDEX
+}
+
+
+def action_from_wire(data: Mapping[str, Any]) -> Action:
+    """Parse the wire form; raise :class:`BadAction` for anything malformed.
+
+    Only the shape is checked here (known type, string fields). Whether the card or pile
+    exists is the rules' business, so the refusal carries the precise code.
+    """
+    kind = data.get("type")
+    if kind == "play":
+        card, pile = data.get("card"), data.get("pile")
+        if isinstance(card, str) and isinstance(pile, str) and len(data) == 3:
+            return Play(card, pile)
+    elif kind == "move":
+        src, dst = data.get("from"), data.get("to")
+        if isinstance(src, str) and isinstance(dst, str) and len(data) == 3:
+            return Move(src, dst)
+    elif kind == "end_turn" and len(data) == 1:
+        return END_TURN
+    raise BadAction()
+
+
+def action_from_text(text: str) -> Action:
+    """Parse ``7H>N``, ``N>E`` or ``end``."""
+    text = text.strip()
+    if text == "end":
+        return END_TURN
+    left, sep, right = text.partition(">")
+    if sep:
+        if left in PILE_INDEX:
+            return Move(left, right)
+        if left in CARDS:
+            return Play(left, right)
+    raise BadAction(f"Not an action: {text!r}.")

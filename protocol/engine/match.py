@@ -1,0 +1,148 @@
+"""A match: hands played one after another until a total reaches the target.
+
+A match is a value: its options, its seed (or stacked decks) and first dealer, and the
+log of actions taken. Folding the log over the deal reproduces any match exactly
+(:func:`replay`). ``next`` in the log marks the deal of the following hand.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from protocol.errors import BadOptions, HandInProgress, MatchOver
+
+from .actions import Action, action_from_text
+from .deal import check_deck, deal, first_dealer, shuffled_deck
+from .options import Options
+from .position import HandResult, Position
+from .rules import apply as apply_to_position
+
+Phase = Literal["playing", "hand_over", "finished"]
+NEXT_HAND = "next"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """The state of a whole match. Build one with :func:`new_match`."""
+
+    options: Options
+    seed: str
+    decks: tuple[tuple[str, ...], ...]
+    first_dealer: int
+    position: Position
+    hand_index: int = 0
+    results: tuple[HandResult, ...] = ()
+    totals: tuple[int, ...] = ()
+    log: tuple[str, ...] = field(default=())
+
+    @property
+    def phase(self) -> Phase:
+        if self.position.result is None:
+            return "playing"
+        if max(self.totals) >= self.options.target:
+            return "finished"
+        return "hand_over"
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Seats with the lowest total once the match is finished (ties share the win)."""
+        if self.phase != "finished":
+            return ()
+        low = min(self.totals)
+        return tuple(i for i, t in enumerate(self.totals) if t == low)
+
+    def apply(self, action: Action, seat: int | None = None) -> Match:
+        """The match after ``action``; a refused action raises and changes nothing."""
+        position = apply_to_position(self.position, action, seat)
+        log = (*self.log, action.text())
+        results, totals = self.results, self.totals
+        if position.result is not None:
+            results = (*results, position.result)
+            totals = tuple(t + p for t, p in zip(totals, position.result.penalties, strict=True))
+        return Match(
+            self.options,
+            self.seed,
+            self.decks,
+            self.first_dealer,
+            position,
+            self.hand_index,
+            results,
+            totals,
+            log,
+        )
+
+    def next_hand(self) -> Match:
+        """Deal the next hand, the dealer passing to the left."""
+        phase = self.phase
+        if phase == "playing":
+            raise HandInProgress()
+        if phase == "finished":
+            raise MatchOver()
+        index = self.hand_index + 1
+        dealer = (self.position.dealer + 1) % self.options.seats
+        position = deal(deck_for_hand(self.seed, self.decks, index), self.options, dealer)
+        return replace(self, position=position, hand_index=index, log=(*self.log, NEXT_HAND))
+
+    def record(self) -> dict[str, Any]:
+        """JSON-ready record from which :func:`replay` rebuilds this match."""
+        return {
+            "options": self.options.to_dict(),
+            "seed": self.seed,
+            "decks": [list(d) for d in self.decks],
+            "first_dealer": self.first_dealer,
+            "log": list(self.log),
+        }
+
+
+def deck_for_hand(seed: str, decks: Sequence[tuple[str, ...]], index: int) -> tuple[str, ...]:
+    """Stacked deck ``index`` when given, otherwise the seeded shuffle for that hand."""
+    return decks[index] if index < len(decks) else shuffled_deck(seed, index)
+
+
+def new_match(
+    options: Options | None = None,
+    *,
+    seed: str | int | None = None,
+    decks: Iterable[Sequence[str]] = (),
+    dealer: int | None = None,
+) -> Match:
+    """Start a match and deal its first hand.
+
+    ``seed`` drives the shuffles and the first dealer (a fresh random seed when omitted);
+    ``decks`` stacks the first hands' decks (index 0 is the top); ``dealer`` fixes the
+    first dealer.
+    """
+    options = options or Options()
+    stacked = tuple(check_deck(d) for d in decks)
+    if seed is None:
+        seed = ",".join(stacked[0]) if stacked else secrets.token_hex(8)
+    seed = str(seed)
+    if dealer is None:
+        dealer = first_dealer(seed, options.seats)
+    elif not isinstance(dealer, int) or not 0 <= dealer < options.seats:
+        raise BadOptions(f"dealer must be a seat from 0 to {options.seats - 1}.")
+    position = deal(deck_for_hand(seed, stacked, 0), options, dealer)
+    return Match(
+        options=options,
+        seed=seed,
+        decks=stacked,
+        first_dealer=dealer,
+        position=position,
+        totals=(0,) * options.seats,
+    )
+
+
+def replay(record: dict[str, Any]) -> Match:
+    """Rebuild a match from :meth:`Match.record`: same deal, same actions, same result."""
+    match = new_match(
+        Options.from_dict(record["options"]),
+        seed=record["seed"],
+        decks=record.get("decks", ()),
+        dealer=record["first_dealer"],
+    )
+    for entry in record["log"]:
+        match = match.next_hand() if entry == NEXT_HAND else match.apply(action_from_text(entry))
+    return match

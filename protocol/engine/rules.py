@@ -1,0 +1,207 @@
+"""The rules: one legal-action generator, and ``apply`` which trusts nothing else.
+
+:func:`legal_actions` is the single source of truth. :func:`apply` accepts an action only
+if it is in that list; :func:`explain` is consulted only to word a refusal and never
+decides legality.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import (
+    BadAction,
+    CannotMovePile,
+    CornerNeedsKing,
+    DoesNotFit,
+    HandOver,
+    IllegalAction,
+    MustPlayKing,
+    NoSuchPile,
+    NotInHand,
+    NotYourTurn,
+)
+
+from .actions import END_TURN, MOVES, PLAYS, Action, EndTurn, Move, Play
+from .cards import CARDS, FITS_ON, FITS_UNDER, IS_KING
+from .position import HandResult, Position
+from .table import CORNER_INDICES, PILE_INDEX, PILES, is_corner
+
+
+def legal_actions(position: Position) -> list[Action]:
+    """Every action the seat to move may take now, in a stable order.
+
+    Plays onto piles (pile order, then hand order), then pile moves, then ``end`` when
+    ending the turn is allowed. Empty when the hand is over. The list is computed once
+    per position and shared: callers must not modify it.
+    """
+    cached = position.legal_cache
+    if cached is not None:
+        return cached
+    actions = _generate(position)
+    object.__setattr__(position, "legal_cache", actions)
+    return actions
+
+
+def _generate(position: Position) -> list[Action]:
+    if position.result is not None:
+        return []
+    hand = position.hands[position.turn]
+    piles = position.piles
+    actions: list[Action] = []
+    kings = [c for c in hand if IS_KING[c]]
+    empty_corners = [PILES[i] for i in CORNER_INDICES if not piles[i]]
+    tops: dict[str, str] = {}
+    for i, pile in enumerate(piles):
+        name = PILES[i]
+        if pile:
+            top = pile[-1]
+            tops[top] = name
+            for card in FITS_ON[top]:
+                if card in hand:
+                    actions.append(PLAYS[card][name])
+        elif i >= 4:
+            actions.extend(PLAYS[k][name] for k in kings)
+        else:
+            actions.extend(PLAYS[c][name] for c in hand)
+    for i, src in enumerate(piles):
+        if not src:
+            continue
+        name = PILES[i]
+        base = src[0]
+        if IS_KING[base]:
+            # Nothing fits above a king; a side king pile may only go to an empty corner.
+            if i < 4:
+                actions.extend(MOVES[name][corner] for corner in empty_corners)
+            continue
+        for onto in FITS_UNDER[base]:
+            dst = tops.get(onto)
+            if dst is not None and dst != name:
+                actions.append(MOVES[name][dst])
+    if not (position.options.kings_first and kings and empty_corners):
+        actions.append(END_TURN)
+    return actions
+
+
+def is_legal(position: Position, action: Action) -> bool:
+    """True when ``action`` is one of :func:`legal_actions`."""
+    return action in legal_actions(position)
+
+
+def apply(position: Position, action: Action, seat: int | None = None) -> Position:
+    """Return the position after ``action`` by the seat to move.
+
+    When ``seat`` is given it must be the seat to move. A refused action raises an
+    :class:`~protocol.errors.IllegalAction` with a precise code and changes nothing.
+    """
+    if position.result is not None:
+        raise HandOver()
+    if seat is not None and seat != position.turn:
+        raise NotYourTurn()
+    if action not in legal_actions(position):
+        raise explain(position, action)
+    return _perform(position, action)
+
+
+def _perform(position: Position, action: Action) -> Position:
+    """Carry out an action already known to be legal."""
+    p = position
+    turn = p.turn
+    if isinstance(action, Play):
+        hand = list(p.hands[turn])
+        hand.remove(action.card)
+        hands = _with(p.hands, turn, tuple(hand))
+        i = PILE_INDEX[action.pile]
+        piles = _with(p.piles, i, (*p.piles[i], action.card))
+        result = HandResult.score("emptied", turn, hands) if not hand else None
+        return Position(p.options, hands, piles, p.stock, p.dealer, turn, True, 0, result)
+    if isinstance(action, Move):
+        src, dst = PILE_INDEX[action.src], PILE_INDEX[action.dst]
+        pile_list = list(p.piles)
+        pile_list[dst] = pile_list[dst] + pile_list[src]
+        pile_list[src] = ()
+        return Position(p.options, p.hands, tuple(pile_list), p.stock, p.dealer, turn, True, 0)
+    return _end_turn(p)
+
+
+def _end_turn(p: Position) -> Position:
+    hands, stock = p.hands, p.stock
+    drew = False
+    if p.options.draw == "end" and stock:
+        hands = _with(hands, p.turn, (*hands[p.turn], stock[0]))
+        stock = stock[1:]
+        drew = True
+    passes = p.passes + 1 if not (p.moved or drew or stock) else 0
+    if passes >= p.seats:
+        result = HandResult.score("blocked", None, hands)
+        return Position(p.options, hands, p.piles, stock, p.dealer, p.turn, p.moved, passes, result)
+    turn = (p.turn + 1) % p.seats
+    after = Position(p.options, hands, p.piles, stock, p.dealer, turn, False, passes)
+    return draw_for_turn(after) if p.options.draw == "start" else after
+
+
+def draw_for_turn(p: Position) -> Position:
+    """In the ``draw: start`` variant, the seat to move draws as its turn begins."""
+    if not p.stock:
+        return p
+    hands = _with(p.hands, p.turn, (*p.hands[p.turn], p.stock[0]))
+    return Position(p.options, hands, p.piles, p.stock[1:], p.dealer, p.turn, p.moved, p.passes)
+
+
+def explain(position: Position, action: Action) -> IllegalAction:
+    """The error that says why ``action`` is refused in ``position``.
+
+    Used only to word a refusal: legality is decided by :func:`legal_actions`.
+    """
+    if position.result is not None:
+        return HandOver()
+    hand = position.hands[position.turn]
+    piles = position.piles
+    if isinstance(action, EndTurn):
+        return MustPlayKing()
+    if isinstance(action, Play):
+        if action.card not in CARDS:
+            return BadAction(f"{action.card!r} is not a card code such as 7H, 10D or KS.")
+        if action.pile not in PILE_INDEX:
+            return NoSuchPile(f"There is no pile {action.pile!r}; piles are {', '.join(PILES)}.")
+        if action.card not in hand:
+            return NotInHand(f"{action.card} is not in your hand.")
+        i = PILE_INDEX[action.pile]
+        if not piles[i]:
+            return CornerNeedsKing(f"Only a king may start the empty corner {action.pile}.")
+        return DoesNotFit(
+            f"{action.card} does not fit on {piles[i][-1]}: it must be one rank lower "
+            "and of the opposite colour."
+        )
+    for name in (action.src, action.dst):
+        if name not in PILE_INDEX:
+            return NoSuchPile(f"There is no pile {name!r}; piles are {', '.join(PILES)}.")
+    src, dst = PILE_INDEX[action.src], PILE_INDEX[action.dst]
+    if not piles[src]:
+        return CannotMovePile(f"{action.src} is empty: there is nothing to move.")
+    if src == dst:
+        return CannotMovePile("A pile cannot move onto itself.")
+    base = piles[src][0]
+    if not piles[dst]:
+        if not is_corner(dst):
+            return CannotMovePile("A pile never moves onto an empty side space.")
+        if not IS_KING[base]:
+            return CornerNeedsKing(
+                f"Only a king-based pile may move to the empty corner {action.dst}."
+            )
+        return CannotMovePile("A corner pile never moves onto another empty corner.")
+    if IS_KING[base]:
+        return DoesNotFit(
+            "A king-based pile never moves onto another pile: nothing is above a king."
+        )
+    return DoesNotFit(
+        f"The base of {action.src} ({base}) does not fit on {piles[dst][-1]}; "
+        "a pile moves whole, by its base."
+    )
+
+
+def _with(
+    items: tuple[tuple[str, ...], ...], index: int, value: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    return (*items[:index], value, *items[index + 1 :])
+
+
+__all__ = ["END_TURN", "apply", "draw_for_turn", "explain", "is_legal", "legal_actions"]

@@ -1,0 +1,182 @@
+"""The one error tree of the project, each error with a stable wire code.
+
+Every refusal the server sends to a client is one of these, turned into an ``error``
+message in exactly one place (the server's connection handler). ``client_fault`` says
+whose fault it was: a client error leaves the connection open; anything else is a bug.
+This module imports only the standard library, so the rules engine can raise from it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class KingsCornerError(Exception):
+    """Base of every error the project raises on purpose."""
+
+    code: ClassVar[str] = "internal_error"
+    client_fault: ClassVar[bool] = False
+    default_message: ClassVar[str] = "Something went wrong on the server."
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message or self.default_message
+        super().__init__(self.message)
+
+
+class ClientError(KingsCornerError):
+    """A request the client should not have sent; nothing was changed."""
+
+    code = "bad_request"
+    client_fault = True
+    default_message = "That request is not valid."
+
+
+# --- refusals of the rules engine -------------------------------------------------
+
+
+class IllegalAction(ClientError):
+    """Base of every action the rules refuse."""
+
+    code = "illegal_action"
+    default_message = "That move is not allowed."
+
+
+class BadAction(IllegalAction):
+    code = "bad_action"
+    default_message = "That is not an action: expected play, move or end_turn."
+
+
+class NotYourTurn(IllegalAction):
+    code = "not_your_turn"
+    default_message = "It is not your turn."
+
+
+class NotInHand(IllegalAction):
+    code = "not_in_hand"
+    default_message = "That card is not in your hand."
+
+
+class DoesNotFit(IllegalAction):
+    code = "does_not_fit"
+    default_message = "A card fits only one rank lower and of the opposite colour."
+
+
+class CornerNeedsKing(IllegalAction):
+    code = "corner_needs_king"
+    default_message = "Only a king may start an empty corner."
+
+
+class NoSuchPile(IllegalAction):
+    code = "no_such_pile"
+    default_message = "Piles are N, E, S, W, NE, SE, SW and NW."
+
+
+class CannotMovePile(IllegalAction):
+    code = "cannot_move_pile"
+    default_message = "That pile cannot move there."
+
+
+class MustPlayKing(IllegalAction):
+    code = "must_play_king"
+    default_message = "You hold a king and a corner is empty: play the king first."
+
+
+class HandOver(IllegalAction):
+    code = "hand_over"
+    default_message = "This hand is over."
+
+
+class HandInProgress(IllegalAction):
+    code = "hand_in_progress"
+    default_message = "The current hand is not over yet."
+
+
+class MatchOver(IllegalAction):
+    code = "match_over"
+    default_message = "The match is over."
+
+
+class BadOptions(ClientError):
+    code = "bad_options"
+    default_message = "Those room options are not valid."
+
+
+# --- refusals of the server ---------------------------------------------------------
+
+
+class BadMessage(ClientError):
+    code = "bad_message"
+    default_message = "That message could not be understood."
+
+
+class UnsupportedVersion(ClientError):
+    code = "unsupported_version"
+    default_message = "This server does not speak that protocol version."
+
+
+class NotHello(ClientError):
+    code = "hello_first"
+    default_message = "Send hello first."
+
+
+class RoomNotFound(ClientError):
+    code = "room_not_found"
+    default_message = "There is no room with that code."
+
+
+class RoomFull(ClientError):
+    code = "room_full"
+    default_message = "That room has no free seat."
+
+
+class SeatTaken(ClientError):
+    code = "seat_taken"
+    default_message = "That seat is taken."
+
+
+class NotInRoom(ClientError):
+    code = "not_in_room"
+    default_message = "Join a room first."
+
+
+class AlreadyInRoom(ClientError):
+    code = "already_in_room"
+    default_message = "Leave your current room first."
+
+
+class NotSeated(ClientError):
+    code = "not_seated"
+    default_message = "Spectators cannot do that; take a seat first."
+
+
+class NotHost(ClientError):
+    code = "not_host"
+    default_message = "Only the host can do that."
+
+
+class BadPhase(ClientError):
+    code = "bad_phase"
+    default_message = "That cannot be done at this point of the match."
+
+
+class BadToken(ClientError):
+    code = "bad_token"
+    default_message = "That seat token is not valid for this room."
+
+
+class RateLimited(ClientError):
+    code = "rate_limited"
+    default_message = "Too many messages; slow down."
+
+
+class StoreUnavailable(KingsCornerError):
+    code = "store_unavailable"
+    client_fault = False
+    default_message = "The game store is unreachable; try again shortly."
+
+
+class Conflict(KingsCornerError):
+    """Another process changed the room first; the caller retries on fresh state."""
+
+    code = "conflict"
+    default_message = "The room changed meanwhile; try again."
