@@ -1,1 +1,18 @@
-"""protocol/bots"""
+"""Bots for every level, deciding only from a seat's view.
+
+Typical use::
+
+    from protocol.bots import make_bot, hint
+
+    bot = make_bot("hard", seed=7)
+    action = bot.choose(seat_view(match, seat))   # one of view["legal"]
+    suggestion = hint(seat_view(match, seat))
+
+Levels, weakest first: ``random``, ``heuristic``, ``easy``, ``medium``, ``hard``, ``expert``.
+See docs/bots.md for how they play and how strong they are.
+"""
+
+from .base import Bot
+from .levels import LEVELS, hint, make_bot
+
+__all__ = ["LEVELS", "Bot", "hint", "make_bot"]

@@ -1,0 +1,129 @@
+"""The bot contract and the plumbing every level shares: reading a seat view and keeping a
+planned turn between calls."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from protocol.engine import END_TURN, Action, action_from_text
+
+from .model import (
+    CARD_ID,
+    EMPTY,
+    FULL_MASK,
+    KING_MASK,
+    CardMove,
+    Piles,
+    do_move,
+    mask_of,
+    piles_from_view,
+    to_action,
+)
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player for one seat. ``choose`` gets the seat's current view on its turn and returns
+    one of ``view["legal"]`` as an action. It sees nothing else, does no I/O and may keep a
+    plan for the rest of its turn between calls."""
+
+    level: str
+
+    def choose(self, view: Mapping[str, Any]) -> Action: ...
+
+
+def make_rng(seed: int | str | None, level: str) -> random.Random:
+    """The bot's own random stream: seeded bots are reproducible, unseeded ones are not."""
+    if seed is None:
+        return random.Random()
+    return random.Random(f"kings-corner-bot:{level}:{seed}")
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a seat knows on its turn, in compact form.
+
+    ``unseen`` is the mask of cards neither in the seat's hand nor on the table: they are in
+    the other hands or in the stock, in an order nobody knows.
+    """
+
+    seat: int
+    seats: int
+    hand: int
+    piles: Piles
+    counts: tuple[int, ...]
+    stock: int
+    unseen: int
+    can_end: bool
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any]) -> Seen:
+        hand = mask_of(view["hand"])
+        table = 0
+        for cards in view["piles"].values():
+            for card in cards:
+                table |= 1 << CARD_ID[card]
+        return cls(
+            seat=int(view["you"]),
+            seats=int(view["seats"]),
+            hand=hand,
+            piles=piles_from_view(view),
+            counts=tuple(int(c) for c in view["counts"]),
+            stock=int(view["stock"]),
+            unseen=FULL_MASK & ~hand & ~table,
+            can_end="end" in view["legal"],
+        )
+
+    def kings_first_blocks(self, hand: int, piles: Piles) -> bool:
+        """True when ending with ``hand`` and ``piles`` would break the ``kings_first`` rule.
+
+        The view does not name the variant; ``end`` missing from the legal actions while the
+        seat holds a king and a corner is empty is what reveals it.
+        """
+        if self.can_end:
+            return False
+        return bool(hand & KING_MASK) and any(piles[i] == EMPTY for i in range(4, 8))
+
+
+class PlanningBot:
+    """Base for the bots that plan a whole turn at its first call and replay the plan.
+
+    Subclasses implement :meth:`plan`, returning compact moves; the turn ends after them.
+    The plan is dropped whenever the view is not the one the plan expected.
+    """
+
+    level = "planning"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = make_rng(seed, self.level)
+        self._plan: list[CardMove] = []
+        self._expect: tuple[int, Piles] | None = None
+
+    def plan(self, seen: Seen) -> list[CardMove]:
+        raise NotImplementedError
+
+    def choose(self, view: Mapping[str, Any]) -> Action:
+        legal: list[str] = list(view["legal"])
+        if not legal:
+            raise ValueError("choose() needs a view of the seat on its turn")
+        state = (mask_of(view["hand"]), piles_from_view(view))
+        if self._expect != state:
+            self._plan = self.plan(Seen.from_view(view))
+        action: Action = END_TURN
+        if self._plan:
+            move = self._plan.pop(0)
+            action = to_action(move)
+            self._expect = do_move(state[0], state[1], move)
+        else:
+            self._expect = None
+        if action.text() in legal:
+            return action
+        # Never expected; keep the game going with a legal action rather than fail.
+        self._plan, self._expect = [], None
+        return action_from_text(legal[0] if "end" not in legal else "end")
+
+
+__all__ = ["Bot", "PlanningBot", "Seen", "make_rng"]

@@ -1,0 +1,88 @@
+"""The search bots: list every way this turn can end, score the ends, play the best.
+
+``hard`` scores end positions statically (:mod:`.evaluate`). ``expert`` then takes the best
+few and plays each out in sampled worlds (:mod:`.worlds`) within a time budget, using the
+same worlds for every candidate so their comparison is fair. ``medium`` is ``hard`` with a
+human's lapses: it sometimes overlooks pile moves and misjudges close choices.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .base import PlanningBot, Seen
+from .evaluate import DEFAULT_WEIGHTS, WIN, Weights, evaluate
+from .model import MOVE, CardMove
+from .turnsearch import TurnEnd, turn_ends
+from .worlds import DEFAULT_SCORING, RoundScoring, play_round, sample_world
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """How hard a search bot looks.
+
+    ``node_limit`` bounds the positions listed per turn. ``candidates`` and ``worlds`` set
+    the sampling (``worlds=0`` turns it off); ``budget_ms`` stops sampling early whatever
+    ``worlds`` says (None: no clock, fully reproducible). ``overlook_moves`` is the chance
+    of not seeing pile moves this turn and ``noise`` the spread of misjudgement, in cards.
+    """
+
+    node_limit: int = 4000
+    candidates: int = 8
+    worlds: int = 0
+    budget_ms: float | None = 80.0
+    overlook_moves: float = 0.0
+    noise: float = 0.0
+    weights: Weights = DEFAULT_WEIGHTS
+    scoring: RoundScoring = DEFAULT_SCORING
+
+
+class SearchBot(PlanningBot):
+    """A bot that searches its turn; see :class:`SearchConfig` for its strength."""
+
+    def __init__(self, level: str, config: SearchConfig, seed: int | str | None = None) -> None:
+        self.level = level
+        super().__init__(seed)
+        self.config = config
+
+    def plan(self, seen: Seen) -> list[CardMove]:
+        return list(self.best_end(seen).path)
+
+    def best_end(self, seen: Seen) -> TurnEnd:
+        cfg = self.config
+        started = time.perf_counter()
+        ends, _ = turn_ends(seen.hand, seen.piles, cfg.node_limit)
+        if cfg.overlook_moves and self.rng.random() < cfg.overlook_moves:
+            seen_ends = [e for e in ends if not any(m[0] == MOVE for m in e.path)]
+            ends = seen_ends or ends
+        allowed = [e for e in ends if not seen.kings_first_blocks(e.hand, e.piles)]
+        ends = allowed or ends
+        unseen_count = max(1, seen.unseen.bit_count())
+        in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
+        scored: list[tuple[float, int]] = []
+        for i, end in enumerate(ends):
+            value = evaluate(end.hand, end.piles, seen.unseen, in_hands, cfg.weights)
+            if cfg.noise:
+                value += self.rng.gauss(0.0, cfg.noise)
+            scored.append((value, i))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        if cfg.worlds <= 0 or scored[0][0] >= WIN or len(scored) == 1:
+            return ends[scored[0][1]]
+        return self._sample(seen, [ends[i] for _, i in scored[: cfg.candidates]], started)
+
+    def _sample(self, seen: Seen, candidates: list[TurnEnd], started: float) -> TurnEnd:
+        cfg = self.config
+        deadline = None if cfg.budget_ms is None else started + cfg.budget_ms / 1000.0
+        totals = [0.0] * len(candidates)
+        for _ in range(cfg.worlds):
+            world = sample_world(seen, self.rng)
+            for i, end in enumerate(candidates):
+                totals[i] += play_round(seen, world, end.hand, end.piles, cfg.scoring)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+        return candidates[best]
+
+
+__all__ = ["SearchBot", "SearchConfig"]

@@ -1,0 +1,49 @@
+"""The two baseline levels: ``random`` and ``heuristic`` (the seed's advice, played straight)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from protocol.engine import Action, action_from_text
+
+from .base import PlanningBot, Seen, make_rng
+from .greedy import greedy_step
+from .model import CardMove, do_move
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions, ``end`` included."""
+
+    level = "random"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = make_rng(seed, self.level)
+
+    def choose(self, view: Mapping[str, Any]) -> Action:
+        legal = view["legal"]
+        if not legal:
+            raise ValueError("choose() needs a view of the seat on its turn")
+        return action_from_text(self.rng.choice(legal))
+
+
+class HeuristicBot(PlanningBot):
+    """Gets rid of kings fast, looks for pile moves before playing from hand, fills an empty
+    side space with the card its own hand builds on longest, and plays aces anyway."""
+
+    level = "heuristic"
+
+    def plan(self, seen: Seen) -> list[CardMove]:
+        hand, piles = seen.hand, seen.piles
+        path: list[CardMove] = []
+        while hand:
+            step = greedy_step(hand, piles)
+            if step is None:
+                break
+            hand, piles = do_move(hand, piles, step)
+            path.append(step)
+        # The advice places every king it can, so ``kings_first`` never blocks the end.
+        return path
+
+
+__all__ = ["HeuristicBot", "RandomBot"]
