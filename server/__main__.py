@@ -1,8 +1,10 @@
-"""The ``kings-corner`` command line."""
+"""The ``kings-corner`` command line: serve, play, bot, arena, demo."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 import random
 import sys
 from collections.abc import Sequence
@@ -10,7 +12,11 @@ from collections.abc import Sequence
 from protocol.engine import Options, legal_actions, new_match
 
 
-def _demo(args: argparse.Namespace) -> int:
+def _demo(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="kings-corner demo")
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--seed", default="demo")
+    args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     match = new_match(Options(seats=args.seats), seed=args.seed)
     while match.phase != "finished":
@@ -29,15 +35,37 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(argv: Sequence[str]) -> int:
+    from .app import run
+    from .config import load
+
+    settings = load(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    asyncio.run(run(settings))
+    return 0
+
+
+def _arena(argv: Sequence[str]) -> int:
+    from protocol.bots.arena import main as arena_main
+
+    return arena_main(argv)
+
+
+COMMANDS = {
+    "serve": (_serve, "run the game server (WebSocket, web client and /healthz on one port)"),
+    "arena": (_arena, "measure bot levels against each other"),
+    "demo": (_demo, "print a match played by random bots, without a server"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kings-corner", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="print a match played by random bots")
-    demo.add_argument("--seats", type=int, default=4)
-    demo.add_argument("--seed", default="demo")
-    demo.set_defaults(func=_demo)
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in COMMANDS:
+        lines = [f"  {name:7} {help_}" for name, (_, help_) in COMMANDS.items()]
+        print("usage: kings-corner COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
+        return 0 if args and args[0] in ("-h", "--help") else 2
+    command, _ = COMMANDS[args[0]]
+    return command(args[1:])
 
 
 if __name__ == "__main__":

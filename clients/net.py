@@ -1,0 +1,264 @@
+"""A Python client for the kings-corner server: used by the tests, the bot and the terminal.
+
+It keeps the viewer's document in step: a ``snapshot`` replaces it, a ``patch`` is applied
+with ``jsonpatch`` when its ``from`` version matches, and a gap triggers a ``resync``.
+With ``reconnect=True`` a dropped connection is re-established with backoff, and the seat
+is resumed with its token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import itertools
+import random
+from collections.abc import Callable
+from typing import Any
+
+import jsonpatch
+import orjson
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from protocol.messages import PROTOCOL_VERSION
+
+Frame = dict[str, Any]
+
+
+class ServerError(Exception):
+    """The server refused a request: ``code`` is its stable error code."""
+
+    def __init__(self, frame: Frame) -> None:
+        self.code: str = frame["code"]
+        self.message: str = frame["message"]
+        self.seq: int | None = frame.get("seq")
+        super().__init__(f"{self.code}: {self.message}")
+
+
+class GameClient:
+    """One connection to the server, with the viewer's document kept in step."""
+
+    def __init__(self, url: str, name: str = "Player", *, reconnect: bool = False) -> None:
+        self.url = url
+        self.name = name
+        self.reconnect = reconnect
+        self.ws: ClientConnection | None = None
+        self.doc: dict[str, Any] | None = None
+        self.version = 0
+        self.room: str | None = None
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.role: str | None = None
+        #: Every frame received, decoded, in order (the tests audit them).
+        self.frames: list[Frame] = []
+        self.log: list[dict[str, Any]] = []
+        self.chat: list[Frame] = []
+        self.errors: list[Frame] = []
+        self.close_code: int | None = None
+        self._seq = itertools.count(1)
+        self._changed = asyncio.Condition()
+        self._reader: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # --- connection -----------------------------------------------------------------
+
+    async def connect(self) -> GameClient:
+        """Open the WebSocket and say hello; returns self."""
+        self.ws = await connect(self.url, max_size=2**20, open_timeout=10)
+        await self._send({"type": "hello", "version": PROTOCOL_VERSION, "name": self.name})
+        self._reader = asyncio.create_task(self._read())
+        await self.wait_for(lambda f: f["type"] == "welcome", errors=True)
+        return self
+
+    async def close(self) -> None:
+        self._closing = True
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+
+    async def _send(self, message: Frame) -> None:
+        assert self.ws is not None
+        await self.ws.send(orjson.dumps(message).decode())
+
+    async def send(self, message: Frame) -> None:
+        """Send any message (the tests use this to send malformed ones too)."""
+        await self._send(message)
+
+    async def send_raw(self, data: str | bytes) -> None:
+        assert self.ws is not None
+        await self.ws.send(data)
+
+    async def _read(self) -> None:
+        while True:
+            assert self.ws is not None
+            try:
+                async for data in self.ws:
+                    frame = orjson.loads(data)
+                    self.frames.append(frame)
+                    await self._take(frame)
+                self.close_code = self.ws.close_code
+            except ConnectionClosed as exc:
+                self.close_code = exc.rcvd.code if exc.rcvd else None
+            async with self._changed:
+                self._changed.notify_all()
+            if self._closing or not self.reconnect:
+                return
+            await self._reconnect()
+
+    async def _reconnect(self) -> None:
+        delay = 0.05
+        while not self._closing:
+            try:
+                self.ws = await connect(self.url, max_size=2**20, open_timeout=5)
+                await self._send({"type": "hello", "version": PROTOCOL_VERSION, "name": self.name})
+                if self.room is not None and self.token is not None:
+                    await self._send({"type": "join", "room": self.room, "token": self.token})
+                elif self.room is not None:
+                    await self._send({"type": "join", "room": self.room, "spectate": True})
+                return
+            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
+                await asyncio.sleep(delay + random.random() * delay)
+                delay = min(delay * 2, 2.0)
+
+    async def _take(self, frame: Frame) -> None:
+        kind = frame["type"]
+        if kind == "snapshot":
+            self.doc = frame["doc"]
+            self.version = frame["version"]
+        elif kind == "patch":
+            if self.doc is not None and frame["from"] == self.version:
+                self.doc = jsonpatch.apply_patch(self.doc, frame["ops"])
+                self.version = frame["to"]
+                self.log.extend(frame["log"])
+            elif frame["to"] > self.version:
+                await self._send({"type": "resync"})
+        elif kind == "joined":
+            self.room, self.seat, self.role = frame["room"], frame["seat"], frame["role"]
+            if frame["token"] is not None:
+                self.token = frame["token"]
+        elif kind == "left":
+            self.room = self.seat = self.role = self.doc = None
+        elif kind == "chat":
+            self.chat.append(frame)
+        elif kind == "error":
+            self.errors.append(frame)
+        async with self._changed:
+            self._changed.notify_all()
+
+    # --- waiting --------------------------------------------------------------------
+
+    async def wait_for(
+        self, match: Callable[[Frame], bool], *, timeout: float = 10.0, errors: bool = False
+    ) -> Frame:
+        """Wait for the next frame (from now) that ``match`` accepts.
+
+        With ``errors=True`` an error frame arriving first raises :class:`ServerError`.
+        """
+        start = len(self.frames)
+
+        def found() -> Frame | None:
+            for frame in self.frames[start:]:
+                if match(frame):
+                    return frame
+                if errors and frame["type"] == "error":
+                    raise ServerError(frame)
+            return None
+
+        async with asyncio.timeout(timeout):
+            async with self._changed:
+                while True:
+                    hit = found()
+                    if hit is not None:
+                        return hit
+                    if self.close_code is not None and not self.reconnect:
+                        raise ConnectionError(f"connection closed ({self.close_code})")
+                    await self._changed.wait()
+
+    async def until(self, check: Callable[[GameClient], bool], timeout: float = 10.0) -> None:
+        """Wait until ``check(self)`` holds (re-checked after every frame)."""
+        async with asyncio.timeout(timeout), self._changed:
+            while not check(self):
+                if self.close_code is not None and not self.reconnect:
+                    raise ConnectionError(f"connection closed ({self.close_code})")
+                await self._changed.wait()
+
+    async def request(self, message: Frame, reply: str, timeout: float = 10.0) -> Frame:
+        """Send ``message`` and wait for a frame of type ``reply`` (errors raise)."""
+        start = len(self.frames)
+        await self._send(message)
+        return await self._wait_from(start, lambda f: f["type"] == reply, timeout)
+
+    async def _wait_from(self, start: int, match: Callable[[Frame], bool], timeout: float) -> Frame:
+        async with asyncio.timeout(timeout), self._changed:
+            while True:
+                for frame in self.frames[start:]:
+                    if match(frame):
+                        return frame
+                    if frame["type"] == "error":
+                        raise ServerError(frame)
+                if self.close_code is not None and not self.reconnect:
+                    raise ConnectionError(f"connection closed ({self.close_code})")
+                await self._changed.wait()
+
+    # --- the game -------------------------------------------------------------------
+
+    async def create(self, spectate: bool = False, **options: Any) -> str:
+        """Create a room (and sit in it unless ``spectate``); returns its code."""
+        start = len(self.frames)
+        await self._send({"type": "create", "options": options, "spectate": spectate})
+        await self._wait_from(start, lambda f: f["type"] == "snapshot", 10)
+        assert self.room is not None
+        return self.room
+
+    async def join(
+        self,
+        room: str,
+        seat: int | None = None,
+        *,
+        spectate: bool = False,
+        token: str | None = None,
+    ) -> None:
+        message: Frame = {"type": "join", "room": room, "spectate": spectate}
+        if seat is not None:
+            message["seat"] = seat
+        if token is not None:
+            message["token"] = token
+        start = len(self.frames)
+        await self._send(message)
+        await self._wait_from(start, lambda f: f["type"] == "snapshot", 10)
+
+    async def start(self, fill: str | None = None) -> None:
+        await self._send({"type": "start", "fill": fill})
+        await self.until(lambda c: c.game is not None)
+
+    async def act(self, action: Frame | str) -> Frame:
+        """Send an action (wire dict, or text like ``7H>N``) and wait for its patch."""
+        if isinstance(action, str):
+            from protocol.engine import action_from_text
+
+            action = action_from_text(action).wire()
+        seq = next(self._seq)
+        start = len(self.frames)
+        await self._send({"type": "act", "seq": seq, "action": action})
+
+        def answered(frame: Frame) -> bool:
+            return frame.get("seq") == seq and frame["type"] in ("patch", "error")
+
+        frame = await self._wait_from(start, answered, 10)
+        return frame
+
+    @property
+    def game(self) -> dict[str, Any] | None:
+        return self.doc["game"] if self.doc else None
+
+    @property
+    def my_turn(self) -> bool:
+        game = self.game
+        return bool(game and game["phase"] == "playing" and game.get("legal"))
+
+    def snapshot_copy(self) -> dict[str, Any] | None:
+        return copy.deepcopy(self.doc)

@@ -1,0 +1,308 @@
+"""Every message on the wire, as frozen pydantic models in two closed unions.
+
+Messages are JSON text frames, each an object tagged by ``type``. :data:`ClientMessage`
+lists what a client may send, :data:`ServerMessage` what the server sends. The JSON Schema
+in ``protocol/schema.json`` is generated from these models (``python -m protocol.schema``);
+``docs/protocol.md`` explains the flow.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+PROTOCOL_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION})
+
+Name = Annotated[str, StringConstraints(min_length=1, max_length=24)]
+RoomCode = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]{6}$")]
+Level = Literal["random", "heuristic", "easy", "medium", "hard", "expert"]
+Seq = Annotated[int, Field(ge=0, le=2**53)]
+CardCode = Annotated[str, StringConstraints(pattern=r"^(A|[2-9]|10|J|Q|K)[CDHS]$")]
+PileName = Literal["N", "E", "S", "W", "NE", "SE", "SW", "NW"]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- actions (the engine's wire vocabulary) ------------------------------------------
+
+
+class PlayAction(_Message):
+    type: Literal["play"]
+    card: str = Field(max_length=3)
+    pile: str = Field(max_length=2)
+
+
+class MoveAction(_Message):
+    type: Literal["move"]
+    from_: str = Field(alias="from", max_length=2)
+    to: str = Field(max_length=2)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class EndTurnAction(_Message):
+    type: Literal["end_turn"]
+
+
+ActionModel = Annotated[PlayAction | MoveAction | EndTurnAction, Field(discriminator="type")]
+
+
+# --- room options ----------------------------------------------------------------------
+
+
+class RoomOptions(_Message):
+    """Rules of the match (RULES.md variants) and how the room runs."""
+
+    seats: int = Field(default=4, ge=2, le=4)
+    target: int = Field(default=25, ge=1, le=500)
+    draw: Literal["end", "start"] = "end"
+    kings_first: bool = False
+    public: bool = False
+    #: A bot level per seat index for seats that bots take from the start; null = human seat.
+    bots: list[Level | None] = Field(default_factory=list, max_length=4)
+    #: Seconds a seat has for its turn before a bot plays it; null = no timer.
+    turn_timer: float | None = Field(default=None, gt=0, le=3600)
+    #: Reproducible deals: a seed, and/or stacked decks (52 codes, index 0 = top) per hand.
+    seed: str | None = Field(default=None, max_length=64)
+    decks: list[list[CardCode]] | None = Field(default=None, max_length=32)
+    dealer: int | None = Field(default=None, ge=0, le=3)
+
+
+# --- client to server ------------------------------------------------------------------
+
+
+class Hello(_Message):
+    """First message of every connection: the protocol version and a display name."""
+
+    type: Literal["hello"]
+    version: int
+    name: Name = "Player"
+
+
+class Create(_Message):
+    """Create a room; the sender joins it as host, in seat 0 unless ``spectate``."""
+
+    type: Literal["create"]
+    options: RoomOptions = RoomOptions()
+    spectate: bool = False
+
+
+class Join(_Message):
+    """Join a room: as a player in ``seat`` (any free seat when null), as a spectator, or
+    back into your own seat with the ``token`` you were given."""
+
+    type: Literal["join"]
+    room: RoomCode
+    seat: int | None = Field(default=None, ge=0, le=3)
+    spectate: bool = False
+    token: str | None = Field(default=None, max_length=64)
+
+
+class Sit(_Message):
+    """Before the start: take or change to a free seat."""
+
+    type: Literal["sit"]
+    seat: int = Field(ge=0, le=3)
+
+
+class Start(_Message):
+    """Host only, before the start: begin the match; ``fill`` puts bots of that level in
+    every empty seat (otherwise every seat must be taken)."""
+
+    type: Literal["start"]
+    fill: Level | None = None
+
+
+class Act(_Message):
+    """Take a game action. ``seq`` is echoed in the resulting patch or error."""
+
+    type: Literal["act"]
+    seq: Seq
+    action: ActionModel
+
+
+class NextHand(_Message):
+    """After a hand ends: deal the next one now instead of waiting for the pause."""
+
+    type: Literal["next_hand"]
+
+
+class Resync(_Message):
+    """Ask for a fresh snapshot (after a gap in versions)."""
+
+    type: Literal["resync"]
+
+
+class Leave(_Message):
+    """Leave the room (a seated player's seat goes to a bot once the match has begun)."""
+
+    type: Literal["leave"]
+
+
+class Chat(_Message):
+    type: Literal["chat"]
+    text: str = Field(min_length=1, max_length=500)
+
+
+class QuickPlay(_Message):
+    """Wait for a table of ``seats``; bots fill it after the server's matchmaking wait."""
+
+    type: Literal["quick_play"]
+    seats: int = Field(default=4, ge=2, le=4)
+
+
+class CancelQuickPlay(_Message):
+    type: Literal["cancel_quick_play"]
+
+
+class ListRooms(_Message):
+    type: Literal["list_rooms"]
+
+
+class Hint(_Message):
+    """Ask for the expert bot's suggestion for your own seat."""
+
+    type: Literal["hint"]
+
+
+ClientMessage = Annotated[
+    Hello
+    | Create
+    | Join
+    | Sit
+    | Start
+    | Act
+    | NextHand
+    | Resync
+    | Leave
+    | Chat
+    | QuickPlay
+    | CancelQuickPlay
+    | ListRooms
+    | Hint,
+    Field(discriminator="type"),
+]
+
+
+# --- server to client ------------------------------------------------------------------
+
+
+class Welcome(_Message):
+    type: Literal["welcome"] = "welcome"
+    version: int
+    server: str
+
+
+class Joined(_Message):
+    """You are in ``room``. Players get a secret ``token``: keep it to come back."""
+
+    type: Literal["joined"] = "joined"
+    room: str
+    role: Literal["player", "spectator"]
+    seat: int | None
+    token: str | None
+
+
+class Snapshot(_Message):
+    """Your whole document (``room`` and ``game``) at ``version``."""
+
+    type: Literal["snapshot"] = "snapshot"
+    room: str
+    version: int
+    doc: dict[str, Any]
+
+
+class LogLine(_Message):
+    kind: str
+    seat: int | None = None
+    text: str
+
+
+class Patch(_Message):
+    """RFC 6902 operations turning your document at ``from`` into ``to``. ``seq`` is set
+    on the patch that results from your own accepted action."""
+
+    type: Literal["patch"] = "patch"
+    room: str
+    from_: int = Field(alias="from")
+    to: int
+    ops: list[dict[str, Any]]
+    log: list[LogLine] = Field(default_factory=list)
+    seq: int | None = None
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class ChatLine(_Message):
+    type: Literal["chat"] = "chat"
+    room: str
+    seat: int | None
+    name: str
+    text: str
+
+
+class Error(_Message):
+    """A refused request: ``code`` is stable, ``message`` is for people; nothing changed."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    seq: int | None = None
+
+
+class RoomSummary(_Message):
+    room: str
+    seats: int
+    taken: int
+    bots: int
+    phase: str
+    spectators: int
+    options: dict[str, Any]
+
+
+class Rooms(_Message):
+    type: Literal["rooms"] = "rooms"
+    rooms: list[RoomSummary]
+
+
+class Queued(_Message):
+    """You are waiting for a quick-play table of ``seats``."""
+
+    type: Literal["queued"] = "queued"
+    seats: int
+
+
+class HintReply(_Message):
+    type: Literal["hint"] = "hint"
+    action: dict[str, Any]
+    text: str
+
+
+class Left(_Message):
+    type: Literal["left"] = "left"
+    room: str
+
+
+class Closing(_Message):
+    """The server is shutting down; reconnect (with your token) in a moment."""
+
+    type: Literal["closing"] = "closing"
+    reason: str
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Joined
+    | Snapshot
+    | Patch
+    | ChatLine
+    | Error
+    | Rooms
+    | Queued
+    | HintReply
+    | Left
+    | Closing,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,497 @@
+"""The I/O shell: WebSocket connections, HTTP routes, and dispatching client messages.
+
+Rules live in the engine, room logic in :mod:`server.room`; this module only moves bytes,
+turns every :class:`~protocol.errors.ClientError` into an ``error`` message in one place,
+and closes the connection with 1011 on anything unexpected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+import signal
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, ClassVar
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from protocol.codec import decode_client, dumps
+from protocol.engine import Action, action_from_wire, seat_view
+from protocol.errors import (
+    AlreadyInRoom,
+    BadMessage,
+    ClientError,
+    KingsCornerError,
+    NotHello,
+    NotInRoom,
+    NotSeated,
+    RateLimited,
+    RoomFull,
+    StoreUnavailable,
+    UnsupportedVersion,
+)
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    Act,
+    CancelQuickPlay,
+    Chat,
+    ClientMessage,
+    Create,
+    Hello,
+    Hint,
+    Join,
+    Leave,
+    ListRooms,
+    NextHand,
+    QuickPlay,
+    Resync,
+    Sit,
+    Start,
+)
+
+from .config import Settings
+from .connection import Connection
+from .lobby import Lobby
+from .room import check_phase
+from .store.base import Message, Store
+
+log = logging.getLogger(__name__)
+WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+SERVER_NAME = "kings-corner/0.1"
+#: Close code after repeated rate-limit violations.
+POLICY_VIOLATION = 1008
+
+
+class GameServer:
+    """Everything one server process holds. Build with :func:`start_server`."""
+
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self.lobby = Lobby(self)
+        self.connections: set[Connection] = set()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.moves = 0
+        self.ws_server: Server | None = None
+        self._bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
+        self._closing = False
+        store.set_handler(self._on_store_message)
+
+    # --- bots ---------------------------------------------------------------------------
+
+    @property
+    def bot_levels(self) -> tuple[str, ...]:
+        from protocol import bots
+
+        return tuple(getattr(bots, "LEVELS", ()))
+
+    def make_bot(self, level: str, seed: str) -> Any:
+        from protocol.bots import make_bot
+
+        return make_bot(level, seed)
+
+    async def choose(self, bot: Any, view: dict[str, Any]) -> Action:
+        """Run a bot's decision off the event loop."""
+        loop = asyncio.get_running_loop()
+        action: Action = await loop.run_in_executor(self._bot_pool, bot.choose, view)
+        return action
+
+    def metrics_moves(self, count: int) -> None:
+        self.moves += count
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # --- store announcements ------------------------------------------------------------
+
+    async def _on_store_message(self, channel: str, message: Message) -> None:
+        kind = message.get("kind")
+        if channel.startswith("room:"):
+            live = self.lobby.rooms.get(channel[5:])
+            if live is None:
+                return
+            if kind == "changed" and message.get("v", 0) > live.room.version:
+                await live.catch_up()
+            elif kind == "chat":
+                frame = dumps(
+                    {"type": "chat", **{k: message[k] for k in ("room", "seat", "name", "text")}}
+                )
+                for conn in live.connections:
+                    conn.send(frame)
+        elif channel.startswith("proc:") and kind == "matched":
+            await self.lobby.matched(message)
+
+    async def drop_room(self, code: str, delete: bool) -> None:
+        await self.lobby.drop(code)
+        if delete:
+            await self.store.delete_room(code)
+
+    # --- connections --------------------------------------------------------------------
+
+    async def handle(self, ws: ServerConnection) -> None:
+        """Serve one WebSocket connection until it closes."""
+        conn = Connection(ws, self.settings.send_queue, self.settings.rate, self.settings.burst)
+        self.connections.add(conn)
+        strikes = 0
+        try:
+            async for frame in ws:
+                if not conn.allow():
+                    strikes += 1
+                    if strikes > self.settings.burst:
+                        await ws.close(POLICY_VIOLATION, "rate limit exceeded")
+                        break
+                    self._refuse(conn, RateLimited(), None)
+                    continue
+                await self._handle_frame(conn, frame)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("connection %s failed", conn.id)
+            await ws.close(1011, "internal error")
+        finally:
+            self.connections.discard(conn)
+            await self._disconnect(conn)
+            conn.stop()
+
+    async def _handle_frame(self, conn: Connection, frame: str | bytes) -> None:
+        seq: int | None = None
+        try:
+            message = decode_client(frame)
+            seq = getattr(message, "seq", None)
+            await self._dispatch(conn, message)
+        except ClientError as exc:
+            self._refuse(conn, exc, seq)
+        except StoreUnavailable as exc:
+            self._refuse(conn, exc, seq)
+
+    def _refuse(self, conn: Connection, exc: KingsCornerError, seq: int | None) -> None:
+        conn.send(dumps({"type": "error", "code": exc.code, "message": exc.message, "seq": seq}))
+
+    async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
+        if isinstance(message, Hello):
+            if message.version not in SUPPORTED_VERSIONS:
+                raise UnsupportedVersion(f"This server speaks protocol version {PROTOCOL_VERSION}.")
+            conn.name = _clean(message.name)
+            conn.greeted = True
+            conn.send(
+                dumps({"type": "welcome", "version": PROTOCOL_VERSION, "server": SERVER_NAME})
+            )
+            return
+        if not conn.greeted:
+            raise NotHello()
+        handler = self._handlers.get(type(message))
+        if handler is None:  # pragma: no cover - every message type has a handler
+            raise BadMessage()
+        await handler(self, conn, message)
+
+    async def _create(self, conn: Connection, msg: Create) -> None:
+        self._not_in_room(conn)
+        live = await self.lobby.create(msg.options)
+        if msg.spectate:
+            await self._spectate(conn, live)
+        else:
+            token = await self.lobby.join_seat(conn, live, None)
+            self._joined(conn, token)
+
+    async def _join(self, conn: Connection, msg: Join) -> None:
+        self._not_in_room(conn)
+        if msg.token is not None:
+            await self.rejoin(conn, msg.room, msg.token)
+            return
+        live = await self.lobby.get(msg.room)
+        if msg.spectate:
+            await self._spectate(conn, live)
+            return
+        token = await self.lobby.join_seat(conn, live, msg.seat)
+        self._joined(conn, token)
+
+    async def rejoin(self, conn: Connection, code: str, token: str) -> None:
+        """Take ``conn`` back to the seat ``token`` belongs to, hand intact."""
+        live = await self.lobby.get(code)
+        seat = live.room.seat_of_token(token)
+        async with live.lock:
+            live.attach(conn, seat)
+        await live.seat_returned(seat)
+        self._joined(conn, token)
+
+    async def _spectate(self, conn: Connection, live: Any) -> None:
+        if live.spectators >= self.settings.max_spectators:
+            raise RoomFull("This room has as many spectators as it allows.")
+        async with live.lock:
+            live.attach(conn, None)
+        self._joined(conn, None)
+
+    def _joined(self, conn: Connection, token: str | None) -> None:
+        assert conn.room is not None
+        role = "spectator" if conn.seat is None else "player"
+        conn.send(
+            dumps(
+                {
+                    "type": "joined",
+                    "room": conn.room.code,
+                    "role": role,
+                    "seat": conn.seat,
+                    "token": token,
+                }
+            )
+        )
+
+    def _not_in_room(self, conn: Connection) -> None:
+        if conn.room is not None:
+            raise AlreadyInRoom()
+        if conn.ticket is not None:
+            raise AlreadyInRoom("You are waiting for quick play; cancel it first.")
+
+    def _room(self, conn: Connection) -> Any:
+        if conn.room is None:
+            raise NotInRoom()
+        return conn.room
+
+    async def _sit(self, conn: Connection, msg: Sit) -> None:
+        live = self._room(conn)
+        if conn.seat is None:
+            token = await self._take_seat_as_spectator(conn, live, msg.seat)
+            self._joined(conn, token)
+            return
+        current = conn.seat
+        await live.commit(lambda r: [r.decide_move_seat(current, msg.seat)])
+        async with live.lock:
+            live.detach(conn, quiet=True)
+            live.attach(conn, msg.seat)
+        self._joined(conn, None)
+
+    async def _take_seat_as_spectator(self, conn: Connection, live: Any, seat: int) -> str:
+        async with live.lock:
+            live.detach(conn, quiet=True)
+        return await self.lobby.join_seat(conn, live, seat)
+
+    async def _start(self, conn: Connection, msg: Start) -> None:
+        live = self._room(conn)
+        seat = conn.seat
+        await live.commit(lambda r: r.decide_start(seat, msg.fill))
+
+    async def _act(self, conn: Connection, msg: Act) -> None:
+        live = self._room(conn)
+        action = action_from_wire(msg.action.model_dump(by_alias=True))
+        seat = conn.seat
+        await live.commit(lambda r: [r.decide_act(seat, action)], actor=conn, seq=msg.seq)
+
+    async def _next_hand(self, conn: Connection, msg: NextHand) -> None:
+        live = self._room(conn)
+        if conn.seat is None:
+            raise NotSeated()
+        await live.commit(lambda r: [r.decide_next_hand()])
+
+    async def _resync(self, conn: Connection, msg: Resync) -> None:
+        live = self._room(conn)
+        async with live.lock:
+            live.send_snapshot(conn)
+
+    async def _leave(self, conn: Connection, msg: Leave) -> None:
+        live = self._room(conn)
+        code, seat = live.code, conn.seat
+        async with live.lock:
+            live.detach(conn, quiet=True)
+        if seat is not None:
+            await live.commit(lambda r: [r.decide_leave(seat)] if r.seats[seat] is not None else [])
+        conn.send(dumps({"type": "left", "room": code}))
+
+    async def _chat(self, conn: Connection, msg: Chat) -> None:
+        live = self._room(conn)
+        text = _clean(msg.text)
+        if not text:
+            raise BadMessage("Chat text is empty.")
+        message = {
+            "kind": "chat",
+            "room": live.code,
+            "seat": conn.seat,
+            "name": conn.name,
+            "text": text,
+        }
+        await self.store.publish(f"room:{live.code}", message)
+
+    async def _quick_play(self, conn: Connection, msg: QuickPlay) -> None:
+        self._not_in_room(conn)
+        await self.lobby.enqueue(conn, msg.seats)
+
+    async def _cancel_quick_play(self, conn: Connection, msg: CancelQuickPlay) -> None:
+        await self.lobby.cancel(conn)
+
+    async def _list_rooms(self, conn: Connection, msg: ListRooms) -> None:
+        conn.send(dumps({"type": "rooms", "rooms": await self.lobby.listings()}))
+
+    async def _hint(self, conn: Connection, msg: Hint) -> None:
+        live = self._room(conn)
+        if conn.seat is None:
+            raise NotSeated()
+        from protocol.bots import hint
+
+        check_phase(live.room.phase, "hint")
+        assert live.room.match is not None
+        view = seat_view(live.room.match, conn.seat)
+        loop = asyncio.get_running_loop()
+        action: Action = await loop.run_in_executor(self._bot_pool, hint, view)
+        conn.send(dumps({"type": "hint", "action": action.wire(), "text": action.text()}))
+
+    _handlers: ClassVar[dict[type, Callable[..., Awaitable[None]]]] = {
+        Create: _create,
+        Join: _join,
+        Sit: _sit,
+        Start: _start,
+        Act: _act,
+        NextHand: _next_hand,
+        Resync: _resync,
+        Leave: _leave,
+        Chat: _chat,
+        QuickPlay: _quick_play,
+        CancelQuickPlay: _cancel_quick_play,
+        ListRooms: _list_rooms,
+        Hint: _hint,
+    }
+
+    async def _disconnect(self, conn: Connection) -> None:
+        try:
+            await self.lobby.cancel(conn)
+            live = conn.room
+            if live is not None:
+                async with live.lock:
+                    live.detach(conn)
+        except KingsCornerError as exc:
+            log.info("cleanup of %s incomplete: %s", conn.id, exc.code)
+
+    # --- HTTP ---------------------------------------------------------------------------
+
+    async def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+        """Plain HTTP on the same port: health and the web client."""
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            ok = await self.store.ping()
+            body = dumps({"status": "ok" if ok else "degraded", "store": "up" if ok else "down"})
+            return _response(
+                HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE, body, "application/json"
+            )
+        if path == "/":
+            path = "/index.html"
+        target = (WEB_ROOT / path.lstrip("/")).resolve()
+        if WEB_ROOT in target.parents and target.is_file():
+            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            return _response(HTTPStatus.OK, target.read_bytes(), kind)
+        return _response(HTTPStatus.NOT_FOUND, "not found\n", "text/plain")
+
+    # --- life ---------------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Stop accepting, tell every client, and close (the store keeps the rooms)."""
+        if self._closing:
+            return
+        self._closing = True
+        if self.ws_server is not None:
+            self.ws_server.close(close_connections=False)
+        frame = dumps({"type": "closing", "reason": "The server is restarting; reconnect shortly."})
+        for conn in list(self.connections):
+            conn.send(frame)
+        await asyncio.gather(*(c.flush(1.0) for c in list(self.connections)))
+        for conn in list(self.connections):
+            await conn.ws.close(1001, "server shutting down")
+        for live in list(self.lobby.rooms.values()):
+            live.close()
+        for task in list(self.tasks):
+            task.cancel()
+        if self.ws_server is not None:
+            await self.ws_server.wait_closed()
+        self._bot_pool.shutdown(wait=False, cancel_futures=True)
+        await self.store.close()
+
+
+def _response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
+    data = body.encode() if isinstance(body, str) else body
+    headers = Headers(
+        [
+            (
+                "Content-Type",
+                kind
+                + (
+                    "; charset=utf-8"
+                    if kind.startswith("text/")
+                    or kind.endswith("json")
+                    or kind.endswith("javascript")
+                    else ""
+                ),
+            ),
+            ("Content-Length", str(len(data))),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, data)
+
+
+def _clean(text: str) -> str:
+    """Drop control characters and surrounding blanks from names and chat."""
+    return "".join(ch for ch in text if ch.isprintable()).strip()
+
+
+async def make_store(settings: Settings) -> Store:
+    """The store the settings ask for: Redis when a URL is given, memory otherwise."""
+    if settings.redis_url:
+        import importlib
+
+        redis_store = importlib.import_module("server.store.redis_store")
+        store: Store = redis_store.RedisStore(settings.redis_url)
+        return store
+    from .store.memory import MemoryStore
+
+    return MemoryStore()
+
+
+async def start_server(settings: Settings, store: Store | None = None) -> GameServer:
+    """Start serving; ``settings.port`` 0 picks a free port (read it from ``server.port``)."""
+    if store is None:
+        store = await make_store(settings)
+    game = GameServer(settings, store)
+    await store.subscribe(f"proc:{settings.process_id}")
+    game.ws_server = await serve(
+        game.handle,
+        settings.host,
+        settings.port,
+        process_request=game.process_request,
+        origins=settings.origin_list,  # type: ignore[arg-type]
+        compression="deflate" if settings.compression else None,
+        max_size=settings.max_message,
+        ping_interval=settings.ping_interval,
+        ping_timeout=settings.ping_timeout,
+        server_header=SERVER_NAME,
+    )
+    return game
+
+
+def port_of(game: GameServer) -> int:
+    assert game.ws_server is not None
+    sock = next(iter(game.ws_server.sockets))
+    port: int = sock.getsockname()[1]
+    return port
+
+
+async def run(settings: Settings) -> None:
+    """Serve until SIGINT or SIGTERM, then shut down gracefully."""
+    game = await start_server(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("serving on http://%s:%d/", settings.host, port_of(game))
+    print(f"kings-corner serving on http://{settings.host}:{port_of(game)}/", flush=True)
+    await stop.wait()
+    await game.shutdown()

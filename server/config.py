@@ -1,0 +1,89 @@
+"""Server settings: the only place that reads the command line and the environment."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every tunable of the server, with the defaults a public deployment wants.
+
+    Each field can be set by ``--flag`` (dashes) or by the environment variable
+    ``KC_<FIELD>`` (upper case); ``REDIS_URL`` is also read for ``redis_url``.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: No URL: the embedded in-memory store. A ``redis://`` URL: the Redis store.
+    redis_url: str | None = None
+    #: Seconds a bot waits before each action, so people can follow (0 in tests).
+    bot_delay: float = 0.7
+    #: Seconds a disconnected player keeps the seat before a bot plays it.
+    grace: float = 30.0
+    #: Seconds between the end of a hand and the next deal (unless someone asks sooner).
+    hand_pause: float = 8.0
+    #: Seconds a room with nobody connected lives on before it is deleted.
+    room_ttl: float = 1800.0
+    #: Seconds a quick-play ticket waits for people before bots fill the table.
+    queue_wait: float = 15.0
+    #: Largest accepted client frame, in bytes (bigger frames close with 1009).
+    max_message: int = 4096
+    #: Outgoing frames buffered per connection before a slow client is dropped.
+    send_queue: int = 512
+    #: Token bucket per connection: sustained messages per second and burst size.
+    rate: float = 20.0
+    burst: int = 40
+    #: Spectators per room.
+    max_spectators: int = 100
+    #: Comma-separated allowed Origin values for browsers ("" allows any origin).
+    origins: str = ""
+    #: Keepalive ping interval and timeout, in seconds.
+    ping_interval: float = 20.0
+    ping_timeout: float = 20.0
+    #: permessage-deflate compression (off: it costs CPU and memory per connection).
+    compression: bool = False
+    #: Seconds of a lease on driving a room's bots and timers (several processes).
+    lease: float = 5.0
+    #: Name of this process among several; random when not set.
+    process_id: str = field(default_factory=lambda: secrets.token_hex(4))
+
+    @property
+    def origin_list(self) -> list[str] | None:
+        items = [o.strip() for o in self.origins.split(",") if o.strip()]
+        return items or None
+
+
+def _convert(kind: Any, text: str) -> Any:
+    if kind in (int, "int"):
+        return int(text)
+    if kind in (float, "float"):
+        return float(text)
+    if kind in (bool, "bool"):
+        return text.strip().lower() in ("1", "true", "yes", "on")
+    return text
+
+
+def load(argv: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Settings:
+    """Settings from flags, then ``KC_*`` environment variables, then the defaults."""
+    env = os.environ if env is None else env
+    parser = argparse.ArgumentParser(prog="kings-corner serve")
+    for f in fields(Settings):
+        parser.add_argument("--" + f.name.replace("_", "-"), dest=f.name, default=None)
+    args = parser.parse_args(list(argv))
+    values: dict[str, Any] = {}
+    for f in fields(Settings):
+        raw = getattr(args, f.name)
+        if raw is None:
+            raw = env.get("KC_" + f.name.upper())
+        if raw is None and f.name == "redis_url":
+            raw = env.get("REDIS_URL")
+        if raw is not None and raw != "":
+            kind = f.type.replace(" | None", "") if isinstance(f.type, str) else f.type
+            values[f.name] = _convert(kind, raw)
+    return Settings(**values)

@@ -1,0 +1,91 @@
+"""One client connection: who it is, where it sits, and its bounded outgoing queue."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+if TYPE_CHECKING:
+    from .live_room import LiveRoom
+
+log = logging.getLogger(__name__)
+_ids = itertools.count(1)
+
+#: Close code for a client that fell too far behind (RFC 6455 "try again later").
+SLOW_CLIENT = 1013
+
+
+class Connection:
+    """The server's side of one WebSocket: never waits on the client to send.
+
+    Frames go through a bounded queue drained by a writer task; when the queue is full
+    the client is too slow and is dropped (it can reconnect with its token).
+    """
+
+    def __init__(self, ws: ServerConnection, queue_size: int, rate: float, burst: int) -> None:
+        self.id = f"c{next(_ids)}"
+        self.ws = ws
+        self.name = "Player"
+        self.greeted = False
+        self.room: LiveRoom | None = None
+        self.seat: int | None = None
+        self.version = 0
+        self.ticket: tuple[int, str] | None = None
+        self._queue: asyncio.Queue[str] = asyncio.Queue(queue_size)
+        self._writer = asyncio.create_task(self._write())
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._stamp = time.monotonic()
+        self.dropped = False
+        self._closer: asyncio.Future[None] | None = None
+
+    @property
+    def role(self) -> str:
+        if self.room is None:
+            return "none"
+        return "spectator" if self.seat is None else "player"
+
+    def send(self, frame: str) -> None:
+        """Queue a frame; drop the connection if its queue is full."""
+        if self.dropped:
+            return
+        try:
+            self._queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.dropped = True
+            log.info("dropping slow client %s", self.id)
+            self._closer = asyncio.ensure_future(self.ws.close(SLOW_CLIENT, "too slow"))
+
+    def allow(self) -> bool:
+        """Take one token from the rate-limit bucket; False when it is empty."""
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._stamp) * self._rate)
+        self._stamp = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        return False
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                frame = await self._queue.get()
+                await self.ws.send(frame)
+        except ConnectionClosed:
+            pass
+
+    async def flush(self, timeout: float = 2.0) -> None:
+        """Wait (a little) for queued frames to go out."""
+        deadline = time.monotonic() + timeout
+        while not self._queue.empty() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
+    def stop(self) -> None:
+        self._writer.cancel()

@@ -1,0 +1,334 @@
+"""A room as this process serves it: state, connections, fan-out, bots and timers.
+
+Changes go through :meth:`LiveRoom.commit`: decide events from the current state, append
+them to the store at the expected version, apply them, then send each viewer a patch
+between two of *its own* documents. Another process's changes arrive as an announcement
+and are folded in by :meth:`LiveRoom.catch_up`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from protocol.codec import dumps
+from protocol.diff import diff
+from protocol.engine import Action, action_from_text, legal_actions, seat_view
+from protocol.errors import ClientError, Conflict, KingsCornerError
+
+from .room import Room
+from .store.base import Event
+
+if TYPE_CHECKING:
+    from .app import GameServer
+    from .connection import Connection
+
+log = logging.getLogger(__name__)
+Decide = Callable[[Room], list[Event]]
+Viewer = int | None
+_RETRIES = 8
+
+
+class LiveRoom:
+    """One loaded room. All mutation happens under ``lock``, in version order."""
+
+    def __init__(self, server: GameServer, room: Room) -> None:
+        self.server = server
+        self.room = room
+        self.code = room.code
+        self.lock = asyncio.Lock()
+        self.viewers: dict[Viewer, set[Connection]] = {}
+        self._docs: dict[Viewer, dict[str, Any]] = {}
+        self._driver: asyncio.Task[None] | None = None
+        self._timer: asyncio.Task[None] | None = None
+        self._timer_turn: tuple[int, int] | None = None
+        self._expired_turn: tuple[int, int] | None = None
+        self._grace: dict[int, asyncio.Task[None]] = {}
+        self._expiry: asyncio.Task[None] | None = None
+        self._listed: dict[str, Any] | None = None
+        self._bots: dict[int, Any] = {}
+
+    # --- connections -----------------------------------------------------------------
+
+    @property
+    def connections(self) -> list[Connection]:
+        return [c for conns in self.viewers.values() for c in conns]
+
+    @property
+    def spectators(self) -> int:
+        return len(self.viewers.get(None, ()))
+
+    def attach(self, conn: Connection, seat: Viewer) -> None:
+        """Add ``conn`` as viewer ``seat`` and send it a snapshot (call under ``lock``)."""
+        conn.room, conn.seat = self, seat
+        self.viewers.setdefault(seat, set()).add(conn)
+        doc = self._docs.get(seat)
+        if doc is None:
+            doc = self._docs[seat] = self.room.doc(seat)
+        self.send_snapshot(conn, doc)
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+
+    def send_snapshot(self, conn: Connection, doc: dict[str, Any] | None = None) -> None:
+        if doc is None:
+            doc = self._docs.get(conn.seat) or self.room.doc(conn.seat)
+        conn.version = self.room.version
+        conn.send(
+            dumps({"type": "snapshot", "room": self.code, "version": conn.version, "doc": doc})
+        )
+
+    def detach(self, conn: Connection, quiet: bool = False) -> None:
+        """Forget ``conn``; start the away grace (unless ``quiet``) or the room expiry."""
+        seat = conn.seat
+        conns = self.viewers.get(seat)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self.viewers[seat]
+                self._docs.pop(seat, None)
+        conn.room, conn.seat = None, None
+        if seat is not None and seat not in self.viewers and not quiet:
+            self._spawn(self._seat_left(seat))
+        if not self.viewers and self._expiry is None:
+            self._expiry = asyncio.create_task(self._expire())
+
+    def seat_connected(self, seat: int) -> bool:
+        return bool(self.viewers.get(seat))
+
+    # --- changing the room ------------------------------------------------------------
+
+    async def commit(
+        self, decide: Decide, actor: Connection | None = None, seq: int | None = None
+    ) -> None:
+        """Decide events on the current state, store them, apply them and fan out.
+
+        A refusal (:class:`ClientError`) propagates with nothing changed. A version
+        conflict with another process is repaired by catching up and deciding again.
+        """
+        async with self.lock:
+            for _ in range(_RETRIES):
+                events = decide(self.room)
+                if not events:
+                    return
+                try:
+                    version = await self.server.store.append(self.code, self.room.version, events)
+                except Conflict:
+                    await self._catch_up_locked()
+                    continue
+                self._apply(events, actor, seq)
+                if version != self.room.version:
+                    log.warning(
+                        "room %s at %d after append, store says %d",
+                        self.code,
+                        self.room.version,
+                        version,
+                    )
+                break
+            else:
+                raise Conflict()
+        await self.server.store.publish(
+            f"room:{self.code}",
+            {"kind": "changed", "v": self.room.version, "by": self.server.settings.process_id},
+        )
+        self.after_change()
+
+    async def catch_up(self) -> None:
+        """Fold in events another process stored, then react to them."""
+        async with self.lock:
+            await self._catch_up_locked()
+        self.after_change()
+
+    async def _catch_up_locked(self) -> None:
+        events = await self.server.store.read(self.code, self.room.version)
+        if events:
+            self._apply(events, None, None)
+
+    def _apply(self, events: list[Event], actor: Connection | None, seq: int | None) -> None:
+        old_version = self.room.version
+        lines: list[dict[str, Any]] = []
+        for event in events:
+            lines.extend(self.room.apply(event))
+        new_version = self.room.version
+        for viewer, conns in self.viewers.items():
+            new_doc = self.room.doc(viewer)
+            old_doc = self._docs.get(viewer)
+            self._docs[viewer] = new_doc
+            ops = diff(old_doc, new_doc) if old_doc is not None else None
+            base = {
+                "type": "patch",
+                "room": self.code,
+                "from": old_version,
+                "to": new_version,
+                "ops": ops,
+                "log": lines,
+                "seq": None,
+            }
+            frame = dumps(base)
+            for conn in conns:
+                if ops is None or conn.version != old_version:
+                    self.send_snapshot(conn, new_doc)
+                    continue
+                conn.version = new_version
+                if conn is actor and seq is not None:
+                    conn.send(dumps({**base, "seq": seq}))
+                else:
+                    conn.send(frame)
+        self.server.metrics_moves(len(events))
+
+    # --- reacting: bots, timers, next hand, listing -------------------------------------
+
+    def after_change(self) -> None:
+        """Start whatever the new state calls for: a bot turn, a turn timer, the next hand."""
+        room = self.room
+        phase = room.phase
+        if phase == "playing" and room.match is not None:
+            turn_key = (room.match.hand_index, room.turns)
+            seat = room.seat_to_move()
+            if seat is not None and (
+                room.bot_to_move() is not None or self._expired_turn == turn_key
+            ):
+                self._drive()
+            elif room.settings.turn_timer and self._timer_turn != turn_key:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer_turn = turn_key
+                self._timer = asyncio.create_task(
+                    self._turn_timer(turn_key, room.settings.turn_timer)
+                )
+        elif phase == "hand_over":
+            self._drive()
+        self._spawn(self._update_listing())
+
+    def _drive(self) -> None:
+        if self._driver is None or self._driver.done():
+            self._driver = asyncio.create_task(self._drive_loop())
+
+    async def _drive_loop(self) -> None:
+        settings = self.server.settings
+        store = self.server.store
+        while True:
+            room = self.room
+            phase = room.phase
+            if phase == "hand_over":
+                await asyncio.sleep(settings.hand_pause)
+                if self.room.phase != "hand_over":
+                    continue
+                if not await store.lead(self.code, settings.process_id, settings.lease):
+                    return
+                await self._try(lambda r: [r.decide_next_hand()])
+                continue
+            if phase != "playing" or room.match is None:
+                return
+            seat = self._bot_seat()
+            if seat is None:
+                return
+            await asyncio.sleep(settings.bot_delay)
+            seat = self._bot_seat()
+            if seat is None:
+                continue
+            if not await store.lead(self.code, settings.process_id, settings.lease):
+                return
+            view = seat_view(room.match, seat)
+            action = await self.server.choose(self._bot_for(seat), view)
+            await self._try(_act_decider(seat, action))
+
+    def _bot_seat(self) -> int | None:
+        room = self.room
+        seat = room.bot_to_move()
+        if seat is not None:
+            return seat
+        if room.match is not None and self._expired_turn == (room.match.hand_index, room.turns):
+            return room.seat_to_move()
+        return None
+
+    def _bot_for(self, seat: int) -> Any:
+        s = self.room.seats[seat]
+        level = (s.level if s is not None and s.kind == "bot" else None) or "heuristic"
+        bot = self._bots.get(seat)
+        if bot is None or bot.level != level:
+            bot = self._bots[seat] = self.server.make_bot(level, f"{self.code}:{seat}")
+        return bot
+
+    async def _try(self, decide: Decide) -> None:
+        try:
+            await self.commit(decide)
+        except ClientError as exc:
+            # The state moved on (another process acted first, or a bot's choice went
+            # stale): the next loop iteration looks again.
+            log.info("room %s: automatic action refused: %s", self.code, exc.code)
+        except KingsCornerError as exc:
+            log.warning("room %s: automatic action failed: %s", self.code, exc.code)
+            await asyncio.sleep(0.5)
+
+    async def _turn_timer(self, turn_key: tuple[int, int], seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        room = self.room
+        if room.match is not None and (room.match.hand_index, room.turns) == turn_key:
+            self._expired_turn = turn_key
+            self._drive()
+
+    async def _seat_left(self, seat: int) -> None:
+        """A seat's last connection here closed: mark it disconnected, then away after grace."""
+        s = self.room.seats[seat]
+        if s is None or s.kind != "human":
+            return
+        await self._try(lambda r: _presence(r, seat, False))
+        await asyncio.sleep(self.server.settings.grace)
+        if not self.seat_connected(seat):
+            await self._try(lambda r: _away(r, seat))
+
+    async def seat_returned(self, seat: int) -> None:
+        await self._try(lambda r: _presence(r, seat, True))
+
+    async def _expire(self) -> None:
+        await asyncio.sleep(self.server.settings.room_ttl)
+        if not self.viewers and not await self.server.store.presence(self.code):
+            await self.server.drop_room(self.code, delete=True)
+
+    async def _update_listing(self) -> None:
+        if not self.room.settings.public:
+            return
+        summary = self.room.summary(self.spectators) if self.room.phase != "finished" else None
+        if summary != self._listed:
+            self._listed = summary
+            await self.server.store.set_listing(self.code, summary)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self.server.tasks.add(task)
+        task.add_done_callback(self.server.tasks.discard)
+
+    def close(self) -> None:
+        for task in (self._driver, self._timer, self._expiry, *self._grace.values()):
+            if task is not None:
+                task.cancel()
+
+    def fallback_action(self, seat: int) -> Any:
+        """The first legal action: used only if a bot fails."""
+        assert self.room.match is not None
+        return (
+            legal_actions(self.room.match.position)[0]
+            if seat == self.room.seat_to_move()
+            else action_from_text("end")
+        )
+
+
+def _presence(room: Room, seat: int, connected: bool) -> list[Event]:
+    s = room.seats[seat]
+    if s is None or s.kind != "human" or (s.connected == connected and not (connected and s.away)):
+        return []
+    return [{"e": "presence", "seat": seat, "connected": connected}]
+
+
+def _away(room: Room, seat: int) -> list[Event]:
+    s = room.seats[seat]
+    if s is None or s.kind != "human" or s.away or s.connected:
+        return []
+    return [{"e": "away", "seat": seat, "away": True}]
+
+
+def _act_decider(seat: int, action: Action) -> Decide:
+    return lambda room: [room.decide_act(seat, action)]

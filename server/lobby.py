@@ -1,0 +1,174 @@
+"""Rooms this process serves, and getting people into them: create, join, quick play."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+from protocol.codec import dumps
+from protocol.errors import BadOptions, RoomFull, RoomNotFound
+from protocol.messages import Level, RoomOptions
+
+from .live_room import LiveRoom
+from .room import Room, bot_seat_event, create_event, new_code, new_token
+
+if TYPE_CHECKING:
+    from .app import GameServer
+    from .connection import Connection
+
+
+class Lobby:
+    """The registry of loaded rooms, over the store."""
+
+    def __init__(self, server: GameServer) -> None:
+        self.server = server
+        self.rooms: dict[str, LiveRoom] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._waiting: dict[str, Connection] = {}
+
+    async def get(self, code: str) -> LiveRoom:
+        """The loaded room ``code``, loading it from the store if needed."""
+        code = code.upper()
+        live = self.rooms.get(code)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(code, asyncio.Lock())
+        async with lock:
+            live = self.rooms.get(code)
+            if live is not None:
+                return live
+            events = await self.server.store.read(code)
+            room = Room(events[0])
+            for event in events[1:]:
+                room.apply(event)
+            live = LiveRoom(self.server, room)
+            self.rooms[code] = live
+            await self.server.store.subscribe(f"room:{code}")
+        # Events may have landed between the read and the subscription.
+        await live.catch_up()
+        return live
+
+    async def create(self, settings: RoomOptions) -> LiveRoom:
+        """Store a new room with a fresh code and its bot seats."""
+        if settings.decks is not None and any(len(d) != 52 for d in settings.decks):
+            raise BadOptions("A stacked deck must list each of the 52 card codes exactly once.")
+        if settings.dealer is not None and settings.dealer >= settings.seats:
+            raise BadOptions("dealer must be one of the room's seats.")
+        if len(settings.bots) > settings.seats:
+            raise BadOptions("bots lists at most one level per seat.")
+        for _ in range(20):
+            code = new_code()
+            if await self.server.store.create_room(code, create_event(code, settings)):
+                break
+        else:  # pragma: no cover - 25**6 codes
+            raise RoomFull("Could not find a free room code.")
+        live = await self.get(code)
+        bots = [
+            bot_seat_event(i, level) for i, level in enumerate(settings.bots) if level is not None
+        ]
+        if bots:
+            await live.commit(lambda r: bots)
+        return live
+
+    async def join_seat(self, conn: Connection, live: LiveRoom, seat: int | None) -> str:
+        """Seat ``conn`` as a new player; return its secret token."""
+        token = new_token()
+        placed: list[int] = []
+
+        def decide(room: Room) -> list[dict[str, Any]]:
+            event = room.decide_sit(seat, conn.name, token)
+            placed[:] = [event["seat"]]
+            return [event]
+
+        await live.commit(decide)
+        async with live.lock:
+            live.attach(conn, placed[0])
+        await live.seat_returned(placed[0])
+        return token
+
+    async def drop(self, code: str) -> None:
+        live = self.rooms.pop(code, None)
+        if live is not None:
+            live.close()
+            await self.server.store.unsubscribe(f"room:{code}")
+
+    # --- quick play ---------------------------------------------------------------------
+
+    async def enqueue(self, conn: Connection, seats: int) -> None:
+        ticket_id = secrets.token_hex(8)
+        ticket: dict[str, Any] = {
+            "id": ticket_id,
+            "name": conn.name,
+            "process": self.server.settings.process_id,
+            "at": time.time(),
+        }
+        conn.ticket = (seats, ticket_id)
+        self._waiting[ticket_id] = conn
+        await self.server.store.queue_join(seats, ticket)
+        conn.send(dumps({"type": "queued", "seats": seats}))
+        taken = await self.server.store.queue_take(seats, seats, seats)
+        if taken:
+            await self._form(seats, taken)
+        else:
+            self.server.spawn(self._fill_later(seats, ticket_id))
+
+    async def cancel(self, conn: Connection) -> None:
+        if conn.ticket is None:
+            return
+        seats, ticket_id = conn.ticket
+        conn.ticket = None
+        self._waiting.pop(ticket_id, None)
+        await self.server.store.queue_leave(seats, ticket_id)
+
+    async def _fill_later(self, seats: int, ticket_id: str) -> None:
+        await asyncio.sleep(self.server.settings.queue_wait)
+        if ticket_id not in self._waiting:
+            return
+        taken = await self.server.store.queue_take(seats, 1, seats)
+        if taken:
+            await self._form(seats, taken)
+
+    async def _form(self, seats: int, tickets: list[dict[str, Any]]) -> None:
+        """Create a room for ``tickets`` (bots in the other seats) and tell each player."""
+        level: Level = "medium" if "medium" in self.server.bot_levels else "heuristic"
+        bots: list[Level | None] = [None] * len(tickets)
+        bots += [level] * (seats - len(tickets))
+        settings = RoomOptions(seats=seats, bots=bots)
+        live = await self.create(settings)
+        events = []
+        tokens = []
+        for i, ticket in enumerate(tickets):
+            token = new_token()
+            tokens.append(token)
+            events.append({**live.room.decide_sit(i, str(ticket["name"]), token)})
+        await live.commit(lambda r: events)
+        await live.commit(lambda r: r.decide_start(0, None))
+        for i, (ticket, token) in enumerate(zip(tickets, tokens, strict=True)):
+            message = {
+                "kind": "matched",
+                "ticket": ticket["id"],
+                "room": live.code,
+                "seat": i,
+                "token": token,
+            }
+            if ticket["process"] == self.server.settings.process_id:
+                await self.matched(message)
+            else:
+                await self.server.store.publish(f"proc:{ticket['process']}", message)
+
+    async def matched(self, message: dict[str, Any]) -> None:
+        """A table formed for one of our waiting tickets: take the player to its seat."""
+        conn = self._waiting.pop(message["ticket"], None)
+        if conn is None or conn.ws.state.name != "OPEN":
+            return
+        conn.ticket = None
+        await self.server.rejoin(conn, message["room"], message["token"])
+
+    async def listings(self) -> list[dict[str, Any]]:
+        rooms = await self.server.store.listings()
+        return sorted(rooms, key=lambda r: (r["phase"] != "lobby", r["room"]))[:100]
+
+
+__all__ = ["Lobby", "RoomNotFound"]

@@ -1,0 +1,142 @@
+"""The embedded default store: everything in this process's memory."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from protocol.errors import Conflict, RoomNotFound
+
+from .base import Event, Handler, Message
+
+
+class MemoryStore:
+    """A :class:`~server.store.base.Store` for one process; nothing survives a restart."""
+
+    def __init__(self) -> None:
+        self._rooms: dict[str, list[Event]] = {}
+        self._listing: dict[str, dict[str, Any]] = {}
+        self._subscribed: set[str] = set()
+        self._handler: Handler | None = None
+        self._members: dict[str, tuple[float, dict[str, dict[str, Any]]]] = {}
+        self._queues: dict[int, list[dict[str, Any]]] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
+
+    async def create_room(self, code: str, first: Event) -> bool:
+        if code in self._rooms:
+            return False
+        self._rooms[code] = [first]
+        return True
+
+    async def append(self, code: str, expected: int, events: Sequence[Event]) -> int:
+        log = self._rooms.get(code)
+        if log is None:
+            raise RoomNotFound()
+        if len(log) != expected:
+            raise Conflict()
+        log.extend(events)
+        return len(log)
+
+    async def read(self, code: str, after: int = 0) -> list[Event]:
+        log = self._rooms.get(code)
+        if log is None:
+            raise RoomNotFound()
+        return log[after:]
+
+    async def delete_room(self, code: str) -> None:
+        self._rooms.pop(code, None)
+        self._listing.pop(code, None)
+        self._leases.pop(code, None)
+
+    async def room_codes(self) -> list[str]:
+        return list(self._rooms)
+
+    def set_handler(self, handler: Handler) -> None:
+        self._handler = handler
+
+    async def subscribe(self, channel: str) -> None:
+        self._subscribed.add(channel)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self._subscribed.discard(channel)
+
+    async def publish(self, channel: str, message: Message) -> None:
+        if channel in self._subscribed and self._handler is not None:
+            # Delivered later, as a real broker would, never inside the publisher's call.
+            asyncio.get_running_loop().call_soon(self._deliver, channel, message)
+
+    def _deliver(self, channel: str, message: Message) -> None:
+        if self._handler is not None:
+            task = asyncio.ensure_future(self._handler(channel, message))
+            task.add_done_callback(_log_failure)
+
+    async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
+        if summary is None:
+            self._listing.pop(code, None)
+        else:
+            self._listing[code] = summary
+
+    async def listings(self) -> list[dict[str, Any]]:
+        return list(self._listing.values())
+
+    async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
+        self._members[process] = (time.monotonic() + ttl, dict(members))
+
+    async def presence(self, code: str) -> list[dict[str, Any]]:
+        now = time.monotonic()
+        return [
+            info
+            for expires, members in self._members.values()
+            if expires > now
+            for info in members.values()
+            if info.get("room") == code
+        ]
+
+    async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
+        queue = self._queues.setdefault(seats, [])
+        if all(t["id"] != ticket["id"] for t in queue):
+            queue.append(ticket)
+
+    async def queue_leave(self, seats: int, ticket_id: str) -> bool:
+        queue = self._queues.get(seats, [])
+        kept = [t for t in queue if t["id"] != ticket_id]
+        self._queues[seats] = kept
+        return len(kept) != len(queue)
+
+    async def queue_take(self, seats: int, least: int, most: int) -> list[dict[str, Any]]:
+        queue = self._queues.get(seats, [])
+        if len(queue) < least:
+            return []
+        taken, self._queues[seats] = queue[:most], queue[most:]
+        return taken
+
+    async def queue_length(self, seats: int) -> int:
+        return len(self._queues.get(seats, []))
+
+    async def lead(self, code: str, owner: str, ttl: float) -> bool:
+        now = time.monotonic()
+        holder = self._leases.get(code)
+        if holder is None or holder[0] == owner or holder[1] <= now:
+            self._leases[code] = (owner, now + ttl)
+            return True
+        return False
+
+    async def resign(self, code: str, owner: str) -> None:
+        holder = self._leases.get(code)
+        if holder is not None and holder[0] == owner:
+            del self._leases[code]
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        self._handler = None
+
+
+def _log_failure(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        import logging
+
+        logging.getLogger(__name__).error("store handler failed", exc_info=task.exception())
