@@ -28,7 +28,7 @@ class Options:
     def __post_init__(self) -> None:
         if not isinstance(self.seats, int) or not 2 <= self.seats <= 4:
             raise BadOptions("seats must be 2, 3 or 4.")
-        if not isinstance(self.target, int) or not 1 <= self.target <= 500:
+        if type(self.target) is not int or not 1 <= self.target <= 500:  # a bool is not a target
             raise BadOptions("target must be an integer from 1 to 500.")
         if self.draw not in ("end", "start"):
             raise BadOptions("draw must be 'end' or 'start'.")
