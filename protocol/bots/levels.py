@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from protocol.engine import Action
@@ -13,38 +14,50 @@ from .human import SloppyBot
 from .search import SearchBot, SearchConfig
 from .simple import HeuristicBot, RandomBot
 
+#: The time a search level may spend on one turn unless told otherwise.
+DEFAULT_BUDGET_MS = 80.0
+
 #: The strength settings of the search levels.
 CONFIGS: dict[str, SearchConfig] = {
     "medium": SearchConfig(overlook_moves=0.35, noise=0.7),
     "hard": SearchConfig(),
-    "expert": SearchConfig(worlds=48, candidates=8, budget_ms=80.0),
+    "expert": SearchConfig(worlds=48, candidates=8),
 }
 
-_FACTORIES: dict[str, Callable[[int | str | None], Bot]] = {
+_SIMPLE: dict[str, Callable[[int | str | None], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "easy": SloppyBot,
-    "medium": lambda seed: SearchBot("medium", CONFIGS["medium"], seed),
-    "hard": lambda seed: SearchBot("hard", CONFIGS["hard"], seed),
-    "expert": lambda seed: SearchBot("expert", CONFIGS["expert"], seed),
 }
 
 #: Every level, weakest first.
 LEVELS: tuple[str, ...] = ("random", "heuristic", "easy", "medium", "hard", "expert")
 
 
-def make_bot(level: str, seed: int | str | None = None) -> Bot:
-    """A new bot of ``level``; the same seed gives the same decisions (when the search budget
-    does not cut in). Raises :class:`~protocol.errors.BadOptions` for an unknown level."""
-    factory = _FACTORIES.get(level)
-    if factory is None:
+def make_bot(
+    level: str,
+    seed: int | str | None = None,
+    *,
+    budget_ms: float | None = DEFAULT_BUDGET_MS,
+) -> Bot:
+    """A new bot of ``level``.
+
+    The same seed gives the same decisions as long as the time budget does not cut a search
+    short; ``budget_ms=None`` removes the clock (fully reproducible, same strength on any
+    machine). Raises :class:`~protocol.errors.BadOptions` for an unknown level.
+    """
+    simple = _SIMPLE.get(level)
+    if simple is not None:
+        return simple(seed)
+    config = CONFIGS.get(level)
+    if config is None:
         raise BadOptions(f"Unknown bot level {level!r}; levels are {', '.join(LEVELS)}.")
-    return factory(seed)
+    return SearchBot(level, replace(config, budget_ms=budget_ms), seed)
 
 
 def hint(view: Mapping[str, Any]) -> Action:
     """The expert's suggested next action for the seat whose view this is, on its turn."""
-    return SearchBot("expert", CONFIGS["expert"], "hint").choose(view)
+    return make_bot("expert", "hint").choose(view)
 
 
-__all__ = ["CONFIGS", "LEVELS", "hint", "make_bot"]
+__all__ = ["CONFIGS", "DEFAULT_BUDGET_MS", "LEVELS", "hint", "make_bot"]

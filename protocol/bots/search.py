@@ -31,7 +31,7 @@ class SearchConfig:
     node_limit: int = 4000
     candidates: int = 8
     worlds: int = 0
-    budget_ms: float | None = 80.0
+    budget_ms: float | None = None
     overlook_moves: float = 0.0
     noise: float = 0.0
     weights: Weights = DEFAULT_WEIGHTS
