@@ -9,11 +9,15 @@ import pytest
 from clients.net import GameClient
 from server.app import GameServer, port_of, start_server
 from server.config import Settings
+from server.connection import Connection
+
+from .audit import Recorder
 
 ClientFactory = Callable[..., Awaitable[GameClient]]
 
 
-def test_settings(**overrides: object) -> Settings:
+def make_settings(**overrides: object) -> Settings:
+    """Settings for tests: port 0, no bot delay, short grace and pauses, no rate limit."""
     base: dict[str, object] = {
         "host": "127.0.0.1",
         "port": 0,
@@ -28,9 +32,14 @@ def test_settings(**overrides: object) -> Settings:
     return Settings(**base)  # type: ignore[arg-type]
 
 
+#: The name other test packages import; not a test itself.
+test_settings = make_settings
+test_settings.__test__ = False  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[GameServer]:
-    game = await start_server(test_settings())
+    game = await start_server(make_settings())
     yield game
     await game.shutdown()
 
@@ -48,3 +57,22 @@ async def client(server: GameServer) -> AsyncIterator[ClientFactory]:
     yield make
     for c in made:
         await c.close()
+
+
+@pytest.fixture
+def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    """Record every frame the server queues for any connection (our own seam)."""
+    rec = Recorder()
+    original = Connection.send
+
+    def send(self: Connection, frame: str) -> None:
+        rec.record(self, frame)
+        original(self, frame)
+
+    monkeypatch.setattr(Connection, "send", send)
+    return rec
+
+
+async def room_logs(server: GameServer) -> dict[str, list[dict[str, object]]]:
+    """The stored events of every room the server has loaded."""
+    return {code: await server.store.read(code) for code in server.lobby.rooms}
