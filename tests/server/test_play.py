@@ -16,60 +16,10 @@ from .test_match_flow import play_until_finished
 
 # Seat 0 (dealer 3 deals to 0 first) gets the first 7 cards dealt to it in a 2-seat game:
 # deck[0], deck[2], ... Building a known deck keeps these scenarios exact.
-DECK = [
-    "7H",
-    "2C",
-    "9S",
-    "3D",
-    "KD",
-    "4C",
-    "QS",
-    "5D",
-    "JD",
-    "6C",
-    "10C",
-    "7D",
-    "8D",
-    "8C",
-    "4H",
-    "9C",
-    "5H",
-    "10D",
-    "6H",
-    "JC",
-    "3S",
-    "QH",
-    "AS",
-    "KC",
-    "2S",
-    "AD",
-    "3H",
-    "2D",
-    "4D",
-    "3C",
-    "5C",
-    "6D",
-    "7C",
-    "8H",
-    "9H",
-    "10H",
-    "JH",
-    "QC",
-    "KH",
-    "4S",
-    "5S",
-    "6S",
-    "7S",
-    "8S",
-    "9D",
-    "10S",
-    "JS",
-    "QD",
-    "KS",
-    "AC",
-    "AH",
-    "2H",
-]
+DECK = tuple(
+    "7H 2C 9S 3D KD 4C QS 5D JD 6C 10C 7D 8D 8C 4H 9C 5H 10D 6H JC 3S QH AS KC 2S AD "
+    "3H 2D 4D 3C 5C 6D 7C 8H 9H 10H JH QC KH 4S 5S 6S 7S 8S 9D 10S JS QD KS AC AH 2H".split()
+)
 
 
 async def two_seat_room(client: ClientFactory, **options: object) -> tuple[GameClient, GameClient]:
