@@ -1,0 +1,40 @@
+"""The JSON Schema of every wire message, generated from :mod:`protocol.messages`.
+
+``python -m protocol.schema`` rewrites ``protocol/schema.json``; a test fails when the
+committed file differs from what the models generate.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
+
+SCHEMA_PATH = Path(__file__).with_name("schema.json")
+
+
+def build_schema() -> dict[str, Any]:
+    """One document with both closed unions: what clients send and what servers send."""
+    client = TypeAdapter(ClientMessage).json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    server = TypeAdapter(ServerMessage).json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    defs = {**client.pop("$defs", {}), **server.pop("$defs", {})}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"kings-corner wire protocol, version {PROTOCOL_VERSION}",
+        "description": "JSON text frames; each frame is one object tagged by 'type'.",
+        "$defs": {**defs, "ClientMessage": client, "ServerMessage": server},
+        "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+    }
+
+
+def render() -> str:
+    return json.dumps(build_schema(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    SCHEMA_PATH.write_text(render())
+    print(f"wrote {SCHEMA_PATH.name}")
