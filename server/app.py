@@ -200,8 +200,7 @@ class GameServer:
         if msg.spectate:
             await self._spectate(conn, live)
         else:
-            token = await self.lobby.join_seat(conn, live, None)
-            self._joined(conn, token)
+            await self.lobby.join_seat(conn, live, None)
 
     async def _join(self, conn: Connection, msg: Join) -> None:
         self._not_in_room(conn)
@@ -212,39 +211,21 @@ class GameServer:
         if msg.spectate:
             await self._spectate(conn, live)
             return
-        token = await self.lobby.join_seat(conn, live, msg.seat)
-        self._joined(conn, token)
+        await self.lobby.join_seat(conn, live, msg.seat)
 
     async def rejoin(self, conn: Connection, code: str, token: str) -> None:
         """Take ``conn`` back to the seat ``token`` belongs to, hand intact."""
         live = await self.lobby.get(code)
         seat = live.room.seat_of_token(token)
         async with live.lock:
-            live.attach(conn, seat)
+            live.attach(conn, seat, token)
         await live.seat_returned(seat)
-        self._joined(conn, token)
 
     async def _spectate(self, conn: Connection, live: Any) -> None:
         if live.spectators >= self.settings.max_spectators:
             raise RoomFull("This room has as many spectators as it allows.")
         async with live.lock:
             live.attach(conn, None)
-        self._joined(conn, None)
-
-    def _joined(self, conn: Connection, token: str | None) -> None:
-        assert conn.room is not None
-        role = "spectator" if conn.seat is None else "player"
-        conn.send(
-            dumps(
-                {
-                    "type": "joined",
-                    "room": conn.room.code,
-                    "role": role,
-                    "seat": conn.seat,
-                    "token": token,
-                }
-            )
-        )
 
     def _not_in_room(self, conn: Connection) -> None:
         if conn.room is not None:
@@ -260,15 +241,13 @@ class GameServer:
     async def _sit(self, conn: Connection, msg: Sit) -> None:
         live = self._room(conn)
         if conn.seat is None:
-            token = await self._take_seat_as_spectator(conn, live, msg.seat)
-            self._joined(conn, token)
+            await self._take_seat_as_spectator(conn, live, msg.seat)
             return
         current = conn.seat
         await live.commit(lambda r: [r.decide_move_seat(current, msg.seat)])
         async with live.lock:
             live.detach(conn, quiet=True)
             live.attach(conn, msg.seat)
-        self._joined(conn, None)
 
     async def _take_seat_as_spectator(self, conn: Connection, live: Any, seat: int) -> str:
         async with live.lock:

@@ -60,10 +60,17 @@ class LiveRoom:
     def spectators(self) -> int:
         return len(self.viewers.get(None, ()))
 
-    def attach(self, conn: Connection, seat: Viewer) -> None:
-        """Add ``conn`` as viewer ``seat`` and send it a snapshot (call under ``lock``)."""
+    def attach(self, conn: Connection, seat: Viewer, token: str | None = None) -> None:
+        """Add ``conn`` as viewer ``seat``; send ``joined`` then a snapshot (under ``lock``).
+
+        ``token`` is sent to a player who just got a seat (or proved it with the token).
+        """
         conn.room, conn.seat = self, seat
         self.viewers.setdefault(seat, set()).add(conn)
+        role = "spectator" if seat is None else "player"
+        conn.send(
+            dumps({"type": "joined", "room": self.code, "role": role, "seat": seat, "token": token})
+        )
         doc = self._docs.get(seat)
         if doc is None:
             doc = self._docs[seat] = self.room.doc(seat)

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from protocol.codec import dumps
+from protocol.engine import Options, new_match
 from protocol.errors import BadOptions, RoomFull, RoomNotFound
 from protocol.messages import Level, RoomOptions
 
@@ -52,10 +53,9 @@ class Lobby:
 
     async def create(self, settings: RoomOptions) -> LiveRoom:
         """Store a new room with a fresh code and its bot seats."""
-        if settings.decks is not None and any(len(d) != 52 for d in settings.decks):
-            raise BadOptions("A stacked deck must list each of the 52 card codes exactly once.")
-        if settings.dealer is not None and settings.dealer >= settings.seats:
-            raise BadOptions("dealer must be one of the room's seats.")
+        # Dealing once checks the stacked decks and the dealer with the engine's own rules.
+        options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
+        new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
         if len(settings.bots) > settings.seats:
             raise BadOptions("bots lists at most one level per seat.")
         for _ in range(20):
@@ -84,7 +84,7 @@ class Lobby:
 
         await live.commit(decide)
         async with live.lock:
-            live.attach(conn, placed[0])
+            live.attach(conn, placed[0], token)
         await live.seat_returned(placed[0])
         return token
 

@@ -236,11 +236,8 @@ class Room:
         s = self.settings
         chosen = s.seed if s.seed is not None else (seed or secrets.token_hex(8))
         events.append({"e": "start", "seed": chosen})
-        # Validate the deal options now so a bad stacked deck is refused, not stored.
-        try:
-            new_match(self.options, seed=chosen, decks=s.decks or (), dealer=s.dealer)
-        except BadOptions:
-            raise
+        # Deal once now so a bad stacked deck is refused here rather than stored.
+        new_match(self.options, seed=chosen, decks=s.decks or (), dealer=s.dealer)
         return events
 
     def decide_act(self, seat: int | None, action: Action) -> Event:

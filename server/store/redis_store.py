@@ -1,0 +1,615 @@
+"""The shared store: rooms, announcements, presence, matchmaking and leases in Redis.
+
+Several server processes point at one Redis and cooperate through it. Every step that must
+not interleave with another process's (appending to a room, creating it, taking a batch of
+quick-play tickets, taking a lease) is one Lua script, so Redis runs it atomically.
+
+Key layout (``kc`` is the default prefix)::
+
+    kc:{room:CODE}:events            list of JSON events; the room's version is its length
+    kc:{room:CODE}:lead              lease: the owner driving bots and timers, with a TTL
+    kc:{room:CODE}:presence          hash process -> JSON list of members in the room
+    kc:{room:CODE}:presence-until    hash process -> expiry (Redis clock, ms)
+    kc:{lobby}:listing               hash code -> JSON summary of a public room
+    kc:{queue:N}:order               sorted set ticket id -> arrival number
+    kc:{queue:N}:tickets             hash ticket id -> JSON ticket
+    kc:{queue:N}:seq                 arrival counter
+    channel kc:NAME                  pub/sub channel for the store channel NAME
+
+The part in braces is a Redis Cluster hash tag: every key a script or command touches at
+once lies in one hash slot, so the same layout works on a Cluster. Steps that touch several
+rooms (a heartbeat, deleting a room and unlisting it) are several single-slot commands.
+
+Announcements use one dedicated connection read by a background task. When Redis goes away
+the task reconnects with exponential backoff and subscribes every recorded channel again by
+itself; messages published while it was away are lost, as with any pub/sub, so a subscriber
+that cares catches up with :meth:`RedisStore.read`. Whenever Redis cannot be reached the
+store raises :class:`~protocol.errors.StoreUnavailable`, never a redis-py exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import orjson
+import redis.asyncio as aioredis
+import redis.exceptions as rexc
+from redis.asyncio.connection import AbstractConnection, ConnectionPool
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from protocol.errors import Conflict, RoomNotFound, StoreUnavailable
+
+from .base import Event, Handler, Message
+
+log = logging.getLogger(__name__)
+
+#: Errors that mean "Redis cannot be reached right now" (BusyLoadingError, raised while a
+#: restarted Redis loads its data, is a ConnectionError; ReadOnlyError comes from a replica
+#: that is not yet promoted).
+_UNREACHABLE: tuple[type[BaseException], ...] = (
+    rexc.ConnectionError,
+    rexc.TimeoutError,
+    rexc.ReadOnlyError,
+    OSError,
+)
+
+# Arguments per RPUSH inside a script: Lua's unpack() has a bounded stack.
+_PUSH_CHUNK = 1000
+
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+return 1
+"""
+
+# Returns the new length, -1 when the room is missing, -2 when the version moved on.
+_APPEND = """
+local n = redis.call('LLEN', KEYS[1])
+if n == 0 then return -1 end
+if n ~= tonumber(ARGV[1]) then return -2 end
+local chunk = tonumber(ARGV[2])
+for i = 3, #ARGV, chunk do
+  n = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + chunk - 1, #ARGV)))
+end
+return n
+"""
+
+# Returns nil when the room is missing, else the events from index ARGV[1].
+_READ = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('LRANGE', KEYS[1], ARGV[1], -1)
+"""
+
+_NOW_MS = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+"""
+
+# KEYS: members hash, until hash. ARGV: process, ttl ms, JSON list of members.
+_PRESENCE_PUT = (
+    _NOW_MS
+    + """
+local ttl = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%.0f', now + ttl))
+for _, key in ipairs(KEYS) do
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+return 1
+"""
+)
+
+# KEYS: members hash, until hash. Returns the JSON lists of live processes, drops the dead.
+_PRESENCE_GET = (
+    _NOW_MS
+    + """
+local untils = redis.call('HGETALL', KEYS[2])
+local out = {}
+for i = 1, #untils, 2 do
+  local process = untils[i]
+  if tonumber(untils[i + 1]) > now then
+    local members = redis.call('HGET', KEYS[1], process)
+    if members then out[#out + 1] = members end
+  else
+    redis.call('HDEL', KEYS[1], process)
+    redis.call('HDEL', KEYS[2], process)
+  end
+end
+return out
+"""
+)
+
+# KEYS: order zset, tickets hash, counter. ARGV: ticket id, JSON ticket.
+_QUEUE_JOIN = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+redis.call('ZADD', KEYS[1], redis.call('INCR', KEYS[3]), ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+"""
+
+_QUEUE_LEAVE = """
+redis.call('HDEL', KEYS[2], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])
+"""
+
+# KEYS: order zset, tickets hash. ARGV: least, most (most >= 1).
+_QUEUE_TAKE = """
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then return {} end
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+if #ids == 0 then return {} end
+local tickets = redis.call('HMGET', KEYS[2], unpack(ids))
+redis.call('ZREM', KEYS[1], unpack(ids))
+redis.call('HDEL', KEYS[2], unpack(ids))
+return tickets
+"""
+
+# KEYS: lease. ARGV: owner, ttl ms.
+_LEAD = """
+local holder = redis.call('GET', KEYS[1])
+if holder == false then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+_RESIGN = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@contextlib.contextmanager
+def _reachable() -> Iterator[None]:
+    """Turn every "cannot reach Redis" failure into :class:`StoreUnavailable`."""
+    try:
+        yield
+    except _UNREACHABLE as exc:
+        raise StoreUnavailable() from exc
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+class RedisStore:
+    """A :class:`~server.store.base.Store` shared by every process pointing at one Redis.
+
+    ``url`` is a redis-py URL (``redis://host:6379/0``, ``rediss://`` for TLS, with an
+    optional ``user:password@``). ``prefix`` starts every key and channel name, so several
+    deployments (or test runs) can share one Redis. ``timeout`` bounds connecting and each
+    command; ``health_interval`` is how often the idle announcement connection is pinged
+    (two silent intervals count as a lost connection); reconnection waits start small and
+    double up to ``backoff_max`` seconds.
+
+    Constructing the store does no I/O; the first command connects.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "kc",
+        *,
+        timeout: float = 2.0,
+        health_interval: float = 5.0,
+        backoff_max: float = 2.0,
+    ) -> None:
+        self.prefix = prefix
+        self._timeout = timeout
+        self._health_interval = health_interval
+        self._backoff_max = backoff_max
+        # No retries inside redis-py: a lost reply must not run a script twice (a retried
+        # queue_take could hand out a batch nobody receives). The pool already replaces
+        # connections that went stale while idle, e.g. across a Redis restart.
+        self._pool: ConnectionPool = ConnectionPool.from_url(
+            url,
+            protocol=2,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._redis = aioredis.Redis(connection_pool=self._pool)
+        self._create = self._redis.register_script(_CREATE)
+        self._append = self._redis.register_script(_APPEND)
+        self._read = self._redis.register_script(_READ)
+        self._presence_put = self._redis.register_script(_PRESENCE_PUT)
+        self._presence_get = self._redis.register_script(_PRESENCE_GET)
+        self._queue_join = self._redis.register_script(_QUEUE_JOIN)
+        self._queue_leave = self._redis.register_script(_QUEUE_LEAVE)
+        self._queue_take = self._redis.register_script(_QUEUE_TAKE)
+        self._lead = self._redis.register_script(_LEAD)
+        self._resign = self._redis.register_script(_RESIGN)
+        # process -> rooms its last heartbeat reported, to withdraw it from rooms it left.
+        self._reported: dict[str, set[str]] = {}
+
+        # Announcements: the channels we want, the live connection (None while down), and per
+        # connection the SUBSCRIBE commands sent and confirmed per channel, so subscribe()
+        # returns only once Redis confirmed its own command.
+        self._handler: Handler | None = None
+        self._channels: set[str] = set()
+        self._link: AbstractConnection | None = None
+        self._write_lock = asyncio.Lock()
+        self._sent: dict[str, int] = {}
+        self._confirmed: dict[str, int] = {}
+        self._waiters: dict[str, list[tuple[int, asyncio.Future[None]]]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._first_attempt = asyncio.Event()
+        self._deliveries: set[asyncio.Future[None]] = set()
+        self._closed = False
+
+    @classmethod
+    async def connect(cls, url: str, prefix: str = "kc", **options: float) -> RedisStore:
+        """Build a store, check Redis answers (else ``StoreUnavailable``) and start listening."""
+        store = cls(url, prefix, **options)
+        if not await store.ping():
+            await store.close()
+            raise StoreUnavailable()
+        store._start_reader()
+        return store
+
+    # --- key names ---------------------------------------------------------------
+
+    def _room(self, code: str, part: str) -> str:
+        return f"{self.prefix}:{{room:{code}}}:{part}"
+
+    def _queue(self, seats: int, part: str) -> str:
+        return f"{self.prefix}:{{queue:{seats}}}:{part}"
+
+    @property
+    def _listing(self) -> str:
+        return f"{self.prefix}:{{lobby}}:listing"
+
+    def _channel(self, name: str) -> str:
+        return f"{self.prefix}:{name}"
+
+    # --- rooms as event logs -----------------------------------------------------
+
+    async def create_room(self, code: str, first: Event) -> bool:
+        with _reachable():
+            created = await self._create(keys=[self._room(code, "events")], args=[_dump(first)])
+        return bool(created)
+
+    async def append(self, code: str, expected: int, events: Sequence[Event]) -> int:
+        args: list[Any] = [expected, _PUSH_CHUNK, *(_dump(e) for e in events)]
+        with _reachable():
+            result = int(await self._append(keys=[self._room(code, "events")], args=args))
+        if result == -1:
+            raise RoomNotFound()
+        if result == -2:
+            raise Conflict()
+        return result
+
+    async def read(self, code: str, after: int = 0) -> list[Event]:
+        with _reachable():
+            raw = await self._read(keys=[self._room(code, "events")], args=[after])
+        if raw is None:
+            raise RoomNotFound()
+        return [orjson.loads(item) for item in raw]
+
+    async def delete_room(self, code: str) -> None:
+        with _reachable():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.delete(self._room(code, "events"), self._room(code, "lead"))
+                pipe.hdel(self._listing, code)
+                await pipe.execute()
+
+    async def room_codes(self) -> list[str]:
+        head, tail = f"{self.prefix}:{{room:", "}:events"
+        pattern = _glob_escape(head) + "*" + _glob_escape(tail)
+        codes: list[str] = []
+        with _reachable():
+            async for key in self._redis.scan_iter(match=pattern, count=500):
+                text = key.decode()
+                codes.append(text[len(head) : -len(tail)])
+        return codes
+
+    # --- announcements -------------------------------------------------------------
+
+    def set_handler(self, handler: Handler) -> None:
+        self._handler = handler
+
+    async def subscribe(self, channel: str) -> None:
+        """Subscribe to ``channel``; return once Redis confirmed it.
+
+        The channel is recorded first: it stays subscribed across reconnections until
+        :meth:`unsubscribe`. If Redis is unreachable this raises ``StoreUnavailable`` but
+        the channel is still recorded and gets subscribed as soon as Redis is back.
+        """
+        self._channels.add(channel)
+        await self._await_first_attempt()
+        name = self._channel(channel)
+        async with self._write_lock:
+            link = self._link
+            if link is None:
+                raise StoreUnavailable()
+            number = self._sent[name] = self._sent.get(name, 0) + 1
+            confirmed = asyncio.get_running_loop().create_future()
+            self._waiters.setdefault(name, []).append((number, confirmed))
+            with _reachable():
+                await link.send_command("SUBSCRIBE", name)
+        try:
+            await asyncio.wait_for(asyncio.shield(confirmed), self._timeout)
+        except TimeoutError as exc:
+            raise StoreUnavailable() from exc
+
+    async def unsubscribe(self, channel: str) -> None:
+        """Stop delivering ``channel``; never fails (a lost connection unsubscribes anyway)."""
+        self._channels.discard(channel)
+        async with self._write_lock:
+            link = self._link
+            if link is not None:
+                with contextlib.suppress(*_UNREACHABLE):
+                    await link.send_command("UNSUBSCRIBE", self._channel(channel))
+
+    async def publish(self, channel: str, message: Message) -> None:
+        with _reachable():
+            await self._redis.publish(self._channel(channel), _dump(message))
+
+    # --- public room listing ---------------------------------------------------------
+
+    async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
+        with _reachable():
+            if summary is None:
+                await self._redis.hdel(self._listing, code)
+            else:
+                await self._redis.hset(self._listing, code, _dump(summary))
+
+    async def listings(self) -> list[dict[str, Any]]:
+        with _reachable():
+            values = await self._redis.hvals(self._listing)
+        return [orjson.loads(v) for v in values]
+
+    # --- presence ----------------------------------------------------------------------
+
+    async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
+        """Record ``process``'s members per room, each room entry expiring after ``ttl``.
+
+        A process that stops beating vanishes from :meth:`presence` once its ``ttl`` passed.
+        Rooms the process no longer has members in are withdrawn at once.
+        """
+        by_room: dict[str, list[dict[str, Any]]] = {}
+        for info in members.values():
+            room = info.get("room")
+            if isinstance(room, str):
+                by_room.setdefault(room, []).append(info)
+        before = self._reported.get(process, set())
+        self._reported[process] = before | set(by_room)
+        ttl_ms = _ms(ttl)
+        with _reachable():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for room, infos in by_room.items():
+                    keys = [self._room(room, "presence"), self._room(room, "presence-until")]
+                    await self._presence_put(
+                        keys=keys, args=[process, ttl_ms, _dump(infos)], client=pipe
+                    )
+                for room in before - set(by_room):
+                    pipe.hdel(self._room(room, "presence"), process)
+                    pipe.hdel(self._room(room, "presence-until"), process)
+                await pipe.execute()
+        self._reported[process] = set(by_room)
+
+    async def presence(self, code: str) -> list[dict[str, Any]]:
+        keys = [self._room(code, "presence"), self._room(code, "presence-until")]
+        with _reachable():
+            lists = await self._presence_get(keys=keys)
+        return [info for raw in lists for info in orjson.loads(raw)]
+
+    # --- quick-play matchmaking -----------------------------------------------------------
+
+    def _queue_keys(self, seats: int) -> list[str]:
+        return [
+            self._queue(seats, "order"),
+            self._queue(seats, "tickets"),
+            self._queue(seats, "seq"),
+        ]
+
+    async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
+        """Add ``ticket`` at the back of the queue; a ticket id already waiting is ignored."""
+        with _reachable():
+            await self._queue_join(keys=self._queue_keys(seats), args=[ticket["id"], _dump(ticket)])
+
+    async def queue_leave(self, seats: int, ticket_id: str) -> bool:
+        with _reachable():
+            removed = await self._queue_leave(keys=self._queue_keys(seats)[:2], args=[ticket_id])
+        return bool(removed)
+
+    async def queue_take(self, seats: int, least: int, most: int) -> list[dict[str, Any]]:
+        if most <= 0:
+            return []
+        with _reachable():
+            raw = await self._queue_take(keys=self._queue_keys(seats)[:2], args=[least, most])
+        return [orjson.loads(t) for t in raw if t is not None]
+
+    async def queue_length(self, seats: int) -> int:
+        with _reachable():
+            return int(await self._redis.zcard(self._queue(seats, "order")))
+
+    # --- leadership ------------------------------------------------------------------------
+
+    async def lead(self, code: str, owner: str, ttl: float) -> bool:
+        """Take or renew the lease on room ``code`` for ``ttl`` seconds.
+
+        At most one owner holds a lease at any moment (Redis's clock decides when it
+        expires); the holder must renew well within ``ttl`` to keep it.
+        """
+        with _reachable():
+            held = await self._lead(keys=[self._room(code, "lead")], args=[owner, _ms(ttl)])
+        return bool(held)
+
+    async def resign(self, code: str, owner: str) -> None:
+        with _reachable():
+            await self._resign(keys=[self._room(code, "lead")], args=[owner])
+
+    # --- life ------------------------------------------------------------------------------
+
+    async def ping(self) -> bool:
+        """True when Redis answers within the timeout; never raises."""
+        try:
+            return bool(await asyncio.wait_for(self._redis.ping(), self._timeout))
+        except Exception:
+            return False
+
+    @property
+    def listening(self) -> bool:
+        """True while the announcement connection is up (False during reconnection)."""
+        return self._link is not None
+
+    async def close(self) -> None:
+        """Stop listening and close every connection; the store cannot be used afterwards."""
+        self._closed = True
+        self._handler = None
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+            self._reader = None
+        await self._drop_link(None)
+        await self._redis.aclose()
+        await self._pool.disconnect()
+
+    # --- the announcement reader ---------------------------------------------------------
+
+    def _start_reader(self) -> None:
+        if self._reader is None and not self._closed:
+            self._reader = asyncio.get_running_loop().create_task(
+                self._read_forever(), name=f"redis-store-reader:{self.prefix}"
+            )
+
+    async def _await_first_attempt(self) -> None:
+        self._start_reader()
+        if not self._first_attempt.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._first_attempt.wait(), self._timeout * 2)
+
+    async def _read_forever(self) -> None:
+        delay = 0.05
+        down_since_logged = False
+        while not self._closed:
+            try:
+                link = await self._open_link()
+            except Exception as exc:
+                self._first_attempt.set()
+                if not down_since_logged:
+                    log.warning("store: cannot reach Redis for announcements (%s)", exc)
+                    down_since_logged = True
+                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, self._backoff_max)
+                continue
+            if down_since_logged:
+                log.warning("store: announcement connection restored")
+                down_since_logged = False
+            delay = 0.05
+            self._first_attempt.set()
+            try:
+                await self._pump(link)
+            except Exception as exc:
+                log.warning("store: announcement connection lost (%s)", exc)
+                down_since_logged = True
+            finally:
+                await self._drop_link(link)
+
+    async def _open_link(self) -> AbstractConnection:
+        # A connection of its own, outside the pool: it lives in subscribed mode.
+        link: AbstractConnection = self._pool.make_connection()  # type: ignore[no-untyped-call]
+        try:
+            await link.connect()  # type: ignore[no-untyped-call]
+            async with self._write_lock:
+                names = sorted(self._channel(c) for c in self._channels)
+                if names:
+                    await link.send_command("SUBSCRIBE", *names)
+                self._sent = dict.fromkeys(names, 1)
+                self._confirmed = {}
+                self._link = link
+        except BaseException:
+            await link.disconnect()
+            raise
+        return link
+
+    async def _drop_link(self, link: AbstractConnection | None) -> None:
+        """Forget the live connection (if it is ``link``) and fail subscribers waiting on it."""
+        if link is None:
+            link = self._link
+        if link is self._link:
+            self._link = None
+            waiters, self._waiters = self._waiters, {}
+            for pending in waiters.values():
+                for _, confirmed in pending:
+                    if not confirmed.done():
+                        confirmed.set_exception(StoreUnavailable())
+                        # Nobody may be waiting any more (timed out); mark it retrieved.
+                        confirmed.exception()
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await link.disconnect(nowait=True)
+
+    async def _pump(self, link: AbstractConnection) -> None:
+        """Read replies until the connection fails; ping it when idle to notice silent loss."""
+        pinged = False
+        while True:
+            reply = await link.read_response(
+                timeout=self._health_interval, disconnect_on_error=False
+            )
+            if reply is None:
+                if pinged:
+                    raise rexc.TimeoutError("no answer to a health-check ping")
+                async with self._write_lock:
+                    await link.send_command("PING")
+                pinged = True
+                continue
+            pinged = False
+            if isinstance(reply, list) and len(reply) >= 3:
+                kind = bytes(reply[0])
+                if kind == b"message":
+                    self._deliver(bytes(reply[1]).decode(), bytes(reply[2]))
+                elif kind == b"subscribe":
+                    self._confirm(bytes(reply[1]).decode())
+
+    def _confirm(self, name: str) -> None:
+        count = self._confirmed[name] = self._confirmed.get(name, 0) + 1
+        pending = self._waiters.get(name, [])
+        for number, confirmed in pending:
+            if number <= count and not confirmed.done():
+                confirmed.set_result(None)
+        kept = [(n, f) for n, f in pending if n > count]
+        if kept:
+            self._waiters[name] = kept
+        else:
+            self._waiters.pop(name, None)
+
+    def _deliver(self, name: str, data: bytes) -> None:
+        head = self.prefix + ":"
+        channel = name[len(head) :] if name.startswith(head) else name
+        handler = self._handler
+        if handler is None or channel not in self._channels:
+            return
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            log.error("store: undecodable message on %s dropped", channel)
+            return
+        task = asyncio.ensure_future(handler(channel, message))
+        self._deliveries.add(task)
+        task.add_done_callback(self._delivered)
+
+    def _delivered(self, task: asyncio.Future[None]) -> None:
+        self._deliveries.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("store handler failed", exc_info=task.exception())
+
+
+def _dump(value: Any) -> bytes:
+    return orjson.dumps(value)
