@@ -1,0 +1,241 @@
+"""``kings-corner bot``: a bot that plays over the network like any other client.
+
+It connects, gets a seat (joins a room by code, creates one, or quick-plays), and on each of
+its turns asks a :mod:`protocol.bots` level for an action, deciding only from the document
+its own connection receives (its seat's view). It stops when the match is over.
+
+Typical use::
+
+    kings-corner bot --url ws://127.0.0.1:8000/ --join K7QMXA --level hard
+    kings-corner bot --create --seats 2 --target 25      # prints the code, starts when full
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from clients.net import GameClient, ServerError
+from protocol.bots import LEVELS, Bot, make_bot
+
+log = logging.getLogger("kings_corner.bot")
+
+Mode = Literal["join", "create", "quick"]
+DEFAULT_URL = "ws://127.0.0.1:8000/"
+#: One wait on the connection; waiting simply starts again after it.
+_WAIT = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    """Everything one networked bot needs to know."""
+
+    url: str = DEFAULT_URL
+    name: str = "Bot"
+    level: str = "medium"
+    seed: str | None = None
+    mode: Mode = "join"
+    room: str | None = None
+    seat: int | None = None
+    seats: int = 4
+    target: int = 25
+    #: As host (``create``): start once every seat is taken, or after ``wait`` seconds
+    #: with ``fill`` bots in the empty seats (``wait`` None: wait for people forever).
+    wait: float | None = None
+    fill: str = "medium"
+    #: Ask for the next hand at once instead of waiting for the server's pause.
+    hurry: bool = False
+
+
+def _ready(client: GameClient) -> bool:
+    """Something for the bot to do: its turn, a finished hand or match, or the doc is gone."""
+    game = client.game
+    if client.doc is None or game is None:
+        return client.doc is None
+    return bool(game["phase"] != "playing" or game.get("legal"))
+
+
+def _dealt_after(hand_no: int) -> Callable[[GameClient], bool]:
+    """A check that hand ``hand_no`` is no longer the one being shown as over."""
+
+    def dealt(c: GameClient) -> bool:
+        g = c.game
+        return g is None or g["phase"] != "hand_over" or g["hand_no"] != hand_no
+
+    return dealt
+
+
+async def wait_until(client: GameClient, check: Callable[[GameClient], bool]) -> None:
+    """Wait as long as it takes for ``check(client)`` (a closed connection raises)."""
+    while True:
+        try:
+            await client.until(check, timeout=_WAIT)
+            return
+        except TimeoutError:
+            continue
+
+
+async def play(client: GameClient, bot: Bot, *, hurry: bool = False) -> dict[str, Any]:
+    """Play the connection's seat with ``bot`` until the match is finished; returns the
+    final game view. Only ``client``'s own document is read."""
+    asked_next: int | None = None
+    while True:
+        await wait_until(client, lambda c: c.doc is None or c.game is not None)
+        await wait_until(client, _ready)
+        game = client.game
+        if game is None:
+            raise ConnectionError("The room is gone (left or closed).")
+        phase = game["phase"]
+        if phase == "finished":
+            return game
+        if phase == "hand_over":
+            if hurry and asked_next != game["hand_no"]:
+                asked_next = game["hand_no"]
+                await client.send({"type": "next_hand"})
+            await wait_until(client, _dealt_after(game["hand_no"]))
+            continue
+        loop = asyncio.get_running_loop()
+        view = dict(game)
+        action = await loop.run_in_executor(None, bot.choose, view)
+        reply = await client.act(action.text())
+        if reply["type"] == "error":
+            # The state moved on (e.g. a turn timer played for us): look again.
+            log.info("action %s refused: %s", action.text(), reply["message"])
+            await asyncio.sleep(0.05)
+
+
+async def _host_start(client: GameClient, config: BotConfig) -> None:
+    """As host of a new room: start when full, or fill after ``config.wait`` seconds."""
+
+    def full(c: GameClient) -> bool:
+        doc = c.doc
+        return doc is None or doc["game"] is not None or all(doc["room"]["seats"])
+
+    if config.wait is None:
+        await wait_until(client, full)
+        fill = None
+    else:
+        with contextlib.suppress(TimeoutError):
+            await client.until(full, timeout=config.wait)
+        fill = config.fill
+    doc = client.doc
+    if doc is not None and doc["game"] is None:
+        await client.send({"type": "start", "fill": fill})
+
+
+async def enter(client: GameClient, config: BotConfig, on_room: Callable[[str], None]) -> None:
+    """Get a seat as ``config.mode`` says; calls ``on_room(code)`` once seated."""
+    if config.mode == "create":
+        await client.create(seats=config.seats, target=config.target)
+    elif config.mode == "join":
+        if config.room is None:
+            raise ValueError("joining needs a room code")
+        await client.join(config.room.upper(), config.seat)
+    else:
+        await client.request({"type": "quick_play", "seats": config.seats}, "queued")
+    await wait_until(client, lambda c: c.room is not None and c.doc is not None)
+    assert client.room is not None
+    on_room(client.room)
+
+
+async def run_bot(
+    config: BotConfig,
+    *,
+    on_room: Callable[[str], None] | None = None,
+    client: GameClient | None = None,
+) -> dict[str, Any]:
+    """Connect, take a seat, play until the match ends, and disconnect; returns the final
+    game view. ``on_room`` hears the room code as soon as the bot is seated."""
+    bot = make_bot(config.level, config.seed)
+    own = client is None
+    if client is None:
+        client = GameClient(config.url, config.name, reconnect=True)
+        await client.connect()
+    try:
+        await enter(client, config, on_room or (lambda code: None))
+        if config.mode == "create":
+            await _host_start(client, config)
+        return await play(client, bot, hurry=config.hurry)
+    finally:
+        if own:
+            await client.close()
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line options of ``kings-corner bot``."""
+    p = argparse.ArgumentParser(prog="kings-corner bot", description="A networked bot player.")
+    p.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL ({DEFAULT_URL})")
+    p.add_argument("--name", default=None, help="display name (default: the level)")
+    p.add_argument("--level", choices=LEVELS, default="medium")
+    p.add_argument("--seed", default=None, help="seed the bot's choices")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--join", metavar="CODE", help="join room CODE")
+    how.add_argument("--create", action="store_true", help="create a room and host it")
+    how.add_argument("--quick", metavar="SEATS", type=int, choices=(2, 3, 4), help="quick play")
+    p.add_argument("--seat", type=int, help="with --join: the seat to take (1-based)")
+    p.add_argument("--seats", type=int, default=4, choices=(2, 3, 4), help="with --create")
+    p.add_argument("--target", type=int, default=25, help="with --create")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=None,
+        help="with --create: start after this many seconds, bots filling empty seats "
+        "(default: wait until every seat is taken)",
+    )
+    p.add_argument("--fill", choices=LEVELS, default="medium", help="level of filling bots")
+    p.add_argument("--hurry", action="store_true", help="deal the next hand at once")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p
+
+
+def config_from(args: argparse.Namespace) -> BotConfig:
+    mode: Mode = "join" if args.join else "create" if args.create else "quick"
+    return BotConfig(
+        url=args.url,
+        name=(args.name or f"{args.level} bot")[:24],
+        level=args.level,
+        seed=args.seed,
+        mode=mode,
+        room=args.join,
+        seat=args.seat - 1 if args.seat else None,
+        seats=args.quick or args.seats,
+        target=args.target,
+        wait=args.wait,
+        fill=args.fill,
+        hurry=args.hurry,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kings-corner bot``: 0 when the match was played to its end."""
+    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    config = config_from(args)
+
+    def seated(code: str) -> None:
+        print(f"{config.name} is in room {code}", flush=True)
+
+    try:
+        game = asyncio.run(run_bot(config, on_room=seated))
+    except KeyboardInterrupt:
+        return 130
+    except (OSError, ServerError, ConnectionError) as exc:
+        print(f"kings-corner bot: {exc}", file=sys.stderr)
+        return 1
+    totals = ", ".join(str(t) for t in game["totals"])
+    winners = game["winners"] or []
+    won = "won" if game.get("you") in winners else "did not win"
+    print(f"Match over: totals {totals}; {config.name} {won}.", flush=True)
+    return 0
+
+
+__all__ = ["BotConfig", "main", "play", "run_bot", "wait_until"]

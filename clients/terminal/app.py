@@ -1,0 +1,421 @@
+"""``kings-corner play``: play Kings in the Corner from a terminal.
+
+The client connects as an ordinary player (or spectator), prints the board whenever it
+matters (your turn, a new hand, the lobby changing), streams the table log and chat as they
+arrive, and reads one command per line: a number from the list of legal actions, an
+action's text (``7H>N``, ``N>E``, ``end``), or a word such as ``hint`` or ``chat hi``
+(``help`` lists them). Reading lines is a seam (:data:`ReadLine`): the command line reads
+standard input, tests feed lines from a queue.
+
+The seat token is kept in a token file so ``--join CODE`` comes back to the same seat after
+a restart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from clients.net import GameClient, ServerError
+from protocol.bots import LEVELS
+
+from . import commands
+from .render import HELP, PLAIN, Style, chat_line, log_line, render
+from .tokens import Saved, TokenFile, default_path
+
+#: Reads the next typed line; None at the end of input.
+ReadLine = Callable[[], Awaitable[str | None]]
+Write = Callable[[str], None]
+Mode = Literal["create", "join", "watch", "quick"]
+
+DEFAULT_URL = "ws://127.0.0.1:8000/"
+DEFAULT_FILL = "medium"
+#: How long a single wait on the connection lasts before it is simply started again.
+_WAIT = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """How to get into a room: create one, join or watch one by code, or quick play."""
+
+    mode: Mode = "create"
+    room: str | None = None
+    seat: int | None = None
+    seats: int = 4
+    #: Bot levels for the seats after yours when creating (None: a seat left for a person).
+    bots: tuple[str | None, ...] = ()
+    target: int = 25
+    draw: Literal["end", "start"] = "end"
+    kings_first: bool = False
+    public: bool = False
+
+
+@dataclass
+class _Seen:
+    frames: int = 0
+    log: int = 0
+    chat: int = 0
+    errors: int = 0
+    screen: Any = None
+    saved: tuple[str, str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def screen_key(doc: dict[str, Any] | None, me: int | None) -> Any:
+    """What must change for the board to be printed again.
+
+    In the lobby: any change of the room. In a match: the phase and hand, and whether it is
+    the viewer's turn; during the viewer's own turn every change (a spectator follows every
+    turn instead).
+    """
+    if doc is None:
+        return None
+    game = doc.get("game")
+    room = doc["room"]
+    if game is None:
+        return ("lobby", repr(room["seats"]), room.get("host"))
+    base = (game["phase"], game["hand_no"])
+    if me is None:
+        return (*base, game["turn"])
+    if game.get("legal"):
+        return (*base, "turn", game["stock"], repr(game["piles"]), repr(game["hand"]))
+    return (*base, "wait")
+
+
+def _more_than(frames: int) -> Callable[[GameClient], bool]:
+    return lambda c: len(c.frames) > frames
+
+
+class TerminalClient:
+    """The terminal front end over one :class:`GameClient`."""
+
+    def __init__(
+        self,
+        client: GameClient,
+        *,
+        write: Write,
+        style: Style = PLAIN,
+        tokens: TokenFile | None = None,
+        fill: str = DEFAULT_FILL,
+    ) -> None:
+        self.client = client
+        self.write = write
+        self.style = style
+        self.tokens = tokens
+        self.fill = fill
+        self._seen = _Seen()
+
+    # --- getting into a room ------------------------------------------------------------
+
+    async def enter(self, entry: Entry) -> None:
+        """Create, join, watch or quick-play as ``entry`` says; raises :class:`ServerError`."""
+        client = self.client
+        if entry.mode == "create":
+            bots: list[str | None] = [None, *entry.bots][: entry.seats]
+            while bots and bots[-1] is None:
+                bots.pop()
+            await client.create(
+                seats=entry.seats,
+                target=entry.target,
+                draw=entry.draw,
+                kings_first=entry.kings_first,
+                public=entry.public,
+                bots=bots,
+            )
+        elif entry.mode == "join":
+            assert entry.room is not None
+            await self._join(entry.room.upper(), entry.seat)
+        elif entry.mode == "watch":
+            assert entry.room is not None
+            await client.join(entry.room.upper(), spectate=True)
+        else:
+            await client.request({"type": "quick_play", "seats": entry.seats}, "queued")
+            self.write(f"Waiting for a table of {entry.seats}; bots fill it after a short wait…")
+            await self._until(lambda c: c.doc is not None)
+        await self._until(lambda c: c.room is not None and c.doc is not None)
+        self._save_token()
+        role = "watching" if client.seat is None else f"in seat {client.seat + 1}"
+        self.write(f"You are {role} of room {client.room}.")
+
+    async def _join(self, room: str, seat: int | None) -> None:
+        saved = self.tokens.get(self.client.url, room) if self.tokens is not None else None
+        if saved is not None:
+            try:
+                await self.client.join(room, token=saved.token)
+                return
+            except ServerError as exc:
+                if exc.code != "bad_token":
+                    raise
+                assert self.tokens is not None
+                self.tokens.forget(self.client.url, room)
+                self.write("The saved seat token is no longer valid; joining as a new player.")
+        await self.client.join(room, seat)
+
+    def _save_token(self) -> None:
+        client = self.client
+        if self.tokens is None or client.room is None or client.token is None:
+            return
+        key = (client.room, client.token)
+        if self._seen.saved == key:
+            return
+        self._seen.saved = key
+        saved = Saved(token=client.token, seat=client.seat, name=client.name)
+        self.tokens.put(client.url, client.room, saved)
+
+    async def _until(self, check: Callable[[GameClient], bool]) -> None:
+        while True:
+            try:
+                await self.client.until(check, timeout=_WAIT)
+                return
+            except TimeoutError:
+                continue
+
+    # --- showing ------------------------------------------------------------------------
+
+    def screen(self, with_log: bool = True) -> str:
+        """The board as the viewer sees it now."""
+        doc = self.client.doc
+        if doc is None:
+            return "Not in a room."
+        log = self.client.log if with_log else ()
+        return render(doc, self.client.seat, log=log, style=self.style)
+
+    def show_updates(self) -> None:
+        """Print what arrived since last time: log lines, chat, errors, and the board when
+        it matters (see :func:`screen_key`)."""
+        client, seen = self.client, self._seen
+        seen.frames = len(client.frames)
+        for line in client.log[seen.log :]:
+            self.write(log_line(line))
+        seen.log = len(client.log)
+        for frame in client.chat[seen.chat :]:
+            self.write(chat_line(frame))
+        seen.chat = len(client.chat)
+        for frame in client.errors[seen.errors :]:
+            self.write(f"! {frame['message']} ({frame['code']})")
+        seen.errors = len(client.errors)
+        self._save_token()
+        key = screen_key(client.doc, client.seat)
+        if key is not None and key != seen.screen:
+            seen.screen = key
+            self.write(self.screen(with_log=False))
+
+    async def follow(self) -> None:
+        """Print updates as frames arrive, until cancelled or the connection is gone."""
+        client = self.client
+        while True:
+            self.show_updates()
+            try:
+                await client.until(_more_than(self._seen.frames), timeout=_WAIT)
+            except TimeoutError:
+                continue
+            except ConnectionError:
+                self.show_updates()
+                self.write("The connection to the server is closed.")
+                return
+            if any(f["type"] == "closing" for f in client.frames[self._seen.frames :]):
+                self.write("The server is restarting; reconnecting…")
+
+    # --- commands -----------------------------------------------------------------------
+
+    async def handle(self, line: str) -> bool:
+        """Carry out one typed line; False when the client should stop."""
+        client = self.client
+        game = client.game
+        legal: list[str] = list(game.get("legal") or []) if game is not None else []
+        command = commands.parse(line, legal)
+        match command:
+            case commands.Invalid(message):
+                self.write(message)
+            case commands.Act(action):
+                await client.act(action)
+                self.show_updates()
+            case commands.Say(text):
+                await client.send({"type": "chat", "text": text[:500]})
+            case commands.Start(level):
+                await client.send({"type": "start", "fill": level or self.fill})
+            case commands.Sit(seat):
+                await client.send({"type": "sit", "seat": seat})
+            case commands.Simple("hint"):
+                await self._hint(legal)
+            case commands.Simple("next"):
+                await client.send({"type": "next_hand"})
+            case commands.Simple("look"):
+                self.write(self.screen())
+            case commands.Simple("help"):
+                self.write(HELP)
+            case commands.Simple("leave"):
+                if client.room is not None:
+                    room = client.room
+                    with contextlib.suppress(ServerError, TimeoutError):
+                        await client.request({"type": "leave"}, "left")
+                    if self.tokens is not None:
+                        self.tokens.forget(client.url, room)
+                    self.write(f"You left room {room}.")
+                return False
+            case commands.Simple("quit"):
+                if client.room is not None and client.seat is not None:
+                    self.write(f"Bye. Come back to your seat with: --join {client.room}")
+                return False
+        return True
+
+    async def _hint(self, legal: list[str]) -> None:
+        try:
+            reply = await self.client.request({"type": "hint"}, "hint")
+        except ServerError:
+            return  # the error frame is printed with the other updates
+        text = str(reply["text"])
+        number = f" (action {legal.index(text) + 1})" if text in legal else ""
+        self.write(f"Hint: {text}{number}")
+
+    async def run(self, read_line: ReadLine) -> int:
+        """Follow the room and carry out typed lines until ``quit``, ``leave`` or the end
+        of input; returns the exit status."""
+        follower = asyncio.create_task(self.follow())
+        try:
+            while True:
+                line = await read_line()
+                if line is None:
+                    break
+                try:
+                    if not await self.handle(line):
+                        break
+                except (ServerError, TimeoutError) as exc:
+                    self.write(f"! {exc}")
+                except ConnectionError:
+                    self.write("The connection to the server is closed.")
+                    return 1
+        finally:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
+            await self.client.close()
+        return 0
+
+
+def stdin_reader() -> ReadLine:
+    """Lines from standard input, read by a daemon thread so quitting never waits on it."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def pump() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=pump, name="stdin", daemon=True).start()
+    return queue.get
+
+
+def _levels(text: str) -> tuple[str | None, ...]:
+    out: list[str | None] = []
+    for item in text.split(","):
+        level = item.strip().lower()
+        if level in ("", "-", "none", "human"):
+            out.append(None)
+        elif level in LEVELS:
+            out.append(level)
+        else:
+            raise argparse.ArgumentTypeError(
+                f"unknown bot level {item!r}; levels are {', '.join(LEVELS)}"
+            )
+    return tuple(out)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line options of ``kings-corner play``."""
+    p = argparse.ArgumentParser(prog="kings-corner play", description="Play from a terminal.")
+    p.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL ({DEFAULT_URL})")
+    p.add_argument("--name", default="Player", help="your display name")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--create", action="store_true", help="create a room (the default)")
+    how.add_argument("--join", metavar="CODE", help="join room CODE (back to your seat)")
+    how.add_argument("--watch", metavar="CODE", help="watch room CODE as a spectator")
+    how.add_argument("--quick", metavar="SEATS", type=int, choices=(2, 3, 4), help="quick play")
+    p.add_argument("--seat", type=int, help="with --join: the seat to take (1-based)")
+    p.add_argument("--seats", type=int, default=4, choices=(2, 3, 4), help="with --create")
+    p.add_argument(
+        "--bots",
+        type=_levels,
+        default=(),
+        help="with --create: bot levels for the seats after yours, e.g. medium,medium,- "
+        "('-' keeps a seat for a person)",
+    )
+    p.add_argument("--target", type=int, default=25, help="with --create: match target")
+    p.add_argument("--draw", choices=("end", "start"), default="end", help="with --create")
+    p.add_argument("--kings-first", action="store_true", help="with --create")
+    p.add_argument("--public", action="store_true", help="with --create: list the room")
+    p.add_argument(
+        "--fill", choices=LEVELS, default=DEFAULT_FILL, help="bot level 'start' fills seats with"
+    )
+    p.add_argument("--token-file", type=Path, help=f"where seat tokens are kept ({default_path()})")
+    p.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
+    return p
+
+
+def entry_from(args: argparse.Namespace) -> Entry:
+    if args.join:
+        seat = args.seat - 1 if args.seat else None
+        return Entry(mode="join", room=args.join, seat=seat)
+    if args.watch:
+        return Entry(mode="watch", room=args.watch)
+    if args.quick:
+        return Entry(mode="quick", seats=args.quick)
+    return Entry(
+        mode="create",
+        seats=args.seats,
+        bots=args.bots,
+        target=args.target,
+        draw=args.draw,
+        kings_first=args.kings_first,
+        public=args.public,
+    )
+
+
+async def amain(
+    argv: Sequence[str],
+    *,
+    read_line: ReadLine | None = None,
+    write: Write | None = None,
+    tty: bool | None = None,
+) -> int:
+    """Parse ``argv``, connect, enter the room and play; the seams default to the terminal."""
+    args = parser().parse_args(list(argv))
+    out: Write = write if write is not None else (lambda text: print(text, flush=True))
+    colour = sys.stdout.isatty() if tty is None else tty
+    style = Style(color=colour and not args.no_color, symbols=not args.ascii)
+    tokens = TokenFile(args.token_file or default_path())
+    client = GameClient(args.url, args.name, reconnect=True)
+    app = TerminalClient(client, write=out, style=style, tokens=tokens, fill=args.fill)
+    try:
+        await asyncio.wait_for(client.connect(), timeout=15)
+    except (OSError, TimeoutError, ServerError) as exc:
+        out(f"Cannot connect to {args.url}: {exc}")
+        return 1
+    try:
+        await app.enter(entry_from(args))
+    except (ServerError, TimeoutError, ConnectionError) as exc:
+        out(f"Could not enter the room: {exc}")
+        await client.close()
+        return 1
+    out("Type 'help' for the commands.")
+    return await app.run(read_line if read_line is not None else stdin_reader())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kings-corner play``."""
+    try:
+        return asyncio.run(amain(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        return 130
+
+
+__all__ = ["Entry", "ReadLine", "TerminalClient", "amain", "main", "parser", "screen_key"]

@@ -1,0 +1,135 @@
+"""Turning one typed line into a command, without any I/O.
+
+``parse(line, legal)`` understands a number (the numbered legal action), an action's text
+(``7H>N``, ``N>E``, ``end``; case and spaces around ``>`` do not matter) and the words
+``hint``, ``chat TEXT``, ``start [LEVEL]``, ``sit N``, ``next``, ``look``, ``leave``,
+``quit`` and ``help``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from protocol.bots import LEVELS
+from protocol.engine import action_from_text
+from protocol.errors import BadAction
+
+Word = Literal["hint", "next", "look", "leave", "quit", "help"]
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """Take ``action`` (text form, e.g. ``7H>N``)."""
+
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    """Send ``text`` to the room's chat."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Start the match, filling empty seats with bots of ``level`` (None: the default)."""
+
+    level: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sit:
+    """Move to ``seat`` (0-based) before the start."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Simple:
+    """A command without arguments."""
+
+    word: Word
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A line that is no command; ``message`` says why."""
+
+    message: str
+
+
+Command = Act | Say | Start | Sit | Simple | Invalid
+
+_WORDS: dict[str, Word] = {
+    "hint": "hint",
+    "next": "next",
+    "look": "look",
+    "l": "look",
+    "": "look",
+    "leave": "leave",
+    "quit": "quit",
+    "exit": "quit",
+    "q": "quit",
+    "help": "help",
+    "?": "help",
+}
+
+
+def normalize_action(text: str) -> str:
+    """``7h > n`` as ``7H>N``; ``END`` as ``end``."""
+    compact = "".join(text.split())
+    if compact.lower() == "end":
+        return "end"
+    return compact.upper()
+
+
+def parse(line: str, legal: Sequence[str] = ()) -> Command:
+    """The command typed as ``line``, given the viewer's current legal actions."""
+    text = line.strip()
+    head, _, rest = text.partition(" ")
+    word = head.lower()
+    rest = rest.strip()
+    if word in ("chat", "say"):
+        return Say(rest) if rest else Invalid("Type something to say: chat TEXT.")
+    if word == "start":
+        if not rest:
+            return Start()
+        level = rest.lower()
+        if level not in LEVELS:
+            return Invalid(f"Unknown bot level {rest!r}; levels are {', '.join(LEVELS)}.")
+        return Start(level)
+    if word == "sit":
+        if rest.isdigit() and int(rest) >= 1:
+            return Sit(int(rest) - 1)
+        return Invalid("Which seat? sit N (seats are numbered from 1).")
+    if word in _WORDS and not rest:
+        return Simple(_WORDS[word])
+    if text.isdigit():
+        number = int(text)
+        if not legal:
+            return Invalid("It is not your turn: there is nothing to choose.")
+        if not 1 <= number <= len(legal):
+            return Invalid(f"Choose an action from 1 to {len(legal)}.")
+        return Act(legal[number - 1])
+    action = normalize_action(text)
+    try:
+        action_from_text(action)
+    except BadAction:
+        return Invalid(f"Not a command or an action: {text!r}. Type 'help' for the commands.")
+    return Act(action)
+
+
+__all__ = [
+    "Act",
+    "Command",
+    "Invalid",
+    "Say",
+    "Simple",
+    "Sit",
+    "Start",
+    "normalize_action",
+    "parse",
+]

@@ -1,0 +1,305 @@
+"""Pure text rendering of one viewer's document for the terminal client.
+
+Every function here takes plain data (the viewer's ``{room, game}`` document, log lines,
+chat frames) and returns text; nothing reads the network or the terminal, so the output
+can be checked in tests. Only what the document holds is shown: a seat's document has its
+own hand and nobody else's, a spectator's has no hand at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.engine import CORNERS, SIDES
+
+Doc = Mapping[str, Any]
+
+SUIT_SYMBOLS = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}
+RED_SUITS = frozenset({"H", "D"})
+#: Cards look like cards: red or black on a light background.
+_RED = "\x1b[31;47m"
+_BLACK = "\x1b[30;47m"
+_BOLD = "\x1b[1m"
+_RESET = "\x1b[0m"
+#: How many table-log lines the board shows.
+LOG_LINES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How to draw cards: ANSI colours (for a tty) and suit symbols or letters."""
+
+    color: bool = False
+    symbols: bool = True
+
+
+PLAIN = Style(color=False, symbols=True)
+
+
+def card(code: str, style: Style = PLAIN) -> str:
+    """One card, e.g. ``7♥`` (``7H`` without symbols), coloured when ``style.color``."""
+    rank, suit = code[:-1], code[-1]
+    text = rank + (SUIT_SYMBOLS.get(suit, suit) if style.symbols else suit)
+    if not style.color:
+        return text
+    return f"{_RED if suit in RED_SUITS else _BLACK}{text}{_RESET}"
+
+
+def cards(codes: Sequence[str], style: Style = PLAIN) -> str:
+    return " ".join(card(c, style) for c in codes)
+
+
+def action_label(text: str, style: Style = PLAIN) -> str:
+    """An action's text form made readable: ``7H>N`` as ``7♥ → N``, ``N>E`` as
+    ``pile N → E``, ``end`` as ``end turn``."""
+    if text == "end":
+        return "end turn"
+    left, _, right = text.partition(">")
+    if left in SIDES or left in CORNERS:
+        return f"pile {left} → {right}"
+    return f"{card(left, style)} → {right}"
+
+
+def seat_name(doc: Doc, seat: int | None) -> str:
+    """The display name of ``seat`` in ``doc`` (``Seat n`` when empty)."""
+    if seat is None:
+        return "?"
+    seats = doc["room"]["seats"]
+    entry = seats[seat] if 0 <= seat < len(seats) else None
+    return str(entry["name"]) if entry else f"Seat {seat + 1}"
+
+
+def _who(entry: Mapping[str, Any] | None) -> str:
+    if entry is None:
+        return "(free)"
+    if entry["kind"] == "bot":
+        return f"bot {entry['level'] or ''}".rstrip()
+    if entry["away"]:
+        return "human, away (a bot plays)"
+    return "human, connected" if entry["connected"] else "human, disconnected"
+
+
+def render_seats(doc: Doc, me: int | None) -> str:
+    """One line per seat: turn marker, number, name, who plays it, cards and total."""
+    room = doc["room"]
+    game = doc.get("game")
+    lines = ["Seats:"]
+    for i, entry in enumerate(room["seats"]):
+        mark = "▶" if game is not None and game["phase"] == "playing" and game["turn"] == i else " "
+        name = seat_name(doc, i)
+        tags = []
+        if i == me:
+            tags.append("you")
+        if room.get("host") == i and game is None:
+            tags.append("host")
+        if game is not None and game["dealer"] == i:
+            tags.append("dealer")
+        label = name + (f" ({', '.join(tags)})" if tags else "")
+        line = f" {mark} {i + 1}. {label:<24} {_who(entry):<26}"
+        if game is not None:
+            count = game["counts"][i]
+            noun = "card " if count == 1 else "cards"
+            line += f" {count:>2} {noun}   total {game['totals'][i]:>3}"
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def render_pile(name: str, pile: Sequence[str], style: Style = PLAIN) -> str:
+    """``N : base 8♣ … top 7♥ (2 cards)``; a one-card pile shows that card once."""
+    head = f"{name:<2}:"
+    if not pile:
+        return f"{head} empty" + ("  (kings only)" if name in CORNERS else "")
+    if len(pile) == 1:
+        return f"{head} {card(pile[0], style)}  (1 card)"
+    return f"{head} {card(pile[0], style)} … {card(pile[-1], style)}  ({len(pile)} cards)"
+
+
+def render_table(game: Mapping[str, Any], style: Style = PLAIN) -> str:
+    """Every pile's base, top and count, side piles beside corners, and the stock."""
+    piles = game["piles"]
+    lines = ["Table (base … top):"]
+    for side, corner in zip(SIDES, CORNERS, strict=True):
+        left = render_pile(side, piles[side], style)
+        pad = 34 + (len(left) - _visible_len(left))
+        lines.append(f"  {left:<{pad}} {render_pile(corner, piles[corner], style)}")
+    lines.append(f"  Stock: {game['stock']} cards")
+    return "\n".join(lines)
+
+
+def _visible_len(text: str) -> int:
+    """Length without ANSI escape sequences."""
+    length, i = 0, 0
+    while i < len(text):
+        if text[i] == "\x1b":
+            end = text.find("m", i)
+            i = end + 1 if end >= 0 else len(text)
+            continue
+        length += 1
+        i += 1
+    return length
+
+
+def render_scores(doc: Doc) -> str:
+    """Penalties hand by hand and the totals against the target, one column per seat."""
+    game = doc["game"]
+    seats = game["seats"]
+    names = [seat_name(doc, i)[:10] for i in range(seats)]
+    width = max(6, *(len(n) for n in names))
+    lines = [f"Scores (target {game['target']}):"]
+    lines.append("  " + " " * 8 + "".join(f"{n:>{width + 2}}" for n in names))
+    for no, row in enumerate(game["scores"], start=1):
+        lines.append(f"  {'hand ' + str(no):<8}" + "".join(f"{p:>{width + 2}}" for p in row))
+    lines.append(f"  {'total':<8}" + "".join(f"{t:>{width + 2}}" for t in game["totals"]))
+    return "\n".join(lines)
+
+
+def render_result(doc: Doc, style: Style = PLAIN) -> str:
+    """The end of a hand (who went out, penalties, the hands left, now public) and of the
+    match (the winners)."""
+    game = doc["game"]
+    result = game.get("result")
+    lines: list[str] = []
+    if result is not None:
+        if result["reason"] == "emptied" and result["out"] is not None:
+            lines.append(f"Hand {game['hand_no']} over: {seat_name(doc, result['out'])} went out.")
+        else:
+            lines.append(f"Hand {game['hand_no']} over: blocked, nobody can or will move.")
+        for i, (penalty, left) in enumerate(zip(result["penalties"], result["left"], strict=True)):
+            shown = cards(left, style) if left else "no cards"
+            lines.append(f"  {seat_name(doc, i)}: {penalty} penalty ({shown})")
+    if game["phase"] == "finished" and game.get("winners") is not None:
+        winners = " and ".join(seat_name(doc, i) for i in game["winners"])
+        lines.append(f"Match over: {winners} won.")
+    elif game["phase"] == "hand_over":
+        lines.append("The next hand is dealt shortly (type 'next' to deal it now).")
+    return "\n".join(lines)
+
+
+def render_actions(legal: Sequence[str], style: Style = PLAIN) -> str:
+    """The numbered legal actions, several to a line."""
+    items = [f"{n:>2}) {action_label(text, style)}" for n, text in enumerate(legal, start=1)]
+    lines = []
+    for start in range(0, len(items), 4):
+        row = items[start : start + 4]
+        lines.append("  " + "".join(_pad(item, 20) for item in row).rstrip())
+    return "\n".join(lines)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(1, width - _visible_len(text))
+
+
+def render_log(log: Sequence[Mapping[str, Any]], limit: int = LOG_LINES) -> str:
+    """The last ``limit`` table-log lines."""
+    shown = list(log)[-limit:]
+    return "\n".join(f"  · {line['text']}" for line in shown)
+
+
+def chat_line(frame: Mapping[str, Any]) -> str:
+    """A chat message as one line: ``[Ana] hello``."""
+    return f"[{frame['name']}] {frame['text']}"
+
+
+def log_line(line: Mapping[str, Any]) -> str:
+    return f"· {line['text']}"
+
+
+def turn_line(doc: Doc, me: int | None) -> str:
+    """Whose turn it is, or what the room is waiting for."""
+    game = doc.get("game")
+    room = doc["room"]
+    if game is None:
+        free = sum(1 for s in room["seats"] if s is None)
+        if me is not None and room.get("host") == me:
+            return (
+                f"Waiting to start ({free} free seat{'s' if free != 1 else ''}): "
+                "type 'start' to begin; bots fill the empty seats."
+            )
+        host = seat_name(doc, room.get("host")) if room.get("host") is not None else "the host"
+        return f"Waiting for {host} to start the match."
+    if game["phase"] != "playing":
+        return ""
+    if game["turn"] == me:
+        return "Your turn." + (" You have already moved." if game["moved"] else "")
+    return f"{seat_name(doc, game['turn'])}'s turn."
+
+
+def render(
+    doc: Doc,
+    me: int | None = None,
+    *,
+    log: Sequence[Mapping[str, Any]] = (),
+    style: Style = PLAIN,
+) -> str:
+    """The whole screen for viewer ``me`` (None: a spectator): room, seats, table, hand,
+    scores, the last log lines and, on the viewer's turn, the numbered legal actions."""
+    room = doc["room"]
+    game = doc.get("game")
+    opts = room["options"]
+    variants = [f"target {opts['target']}", f"draw at {opts['draw']}"]
+    if opts.get("kings_first"):
+        variants.append("kings first")
+    if opts.get("turn_timer"):
+        variants.append(f"{opts['turn_timer']:g}s turns")
+    phase = (game["phase"] if game is not None else room["phase"]).replace("_", " ")
+    head = f"Room {room['code']} · {phase}"
+    if game is not None:
+        head += f" · hand {game['hand_no']}"
+    parts = [head + " · " + ", ".join(variants), render_seats(doc, me)]
+    if game is not None:
+        parts.append(render_table(game, style))
+        if "hand" in game:
+            hand = game["hand"]
+            parts.append(f"Your hand ({len(hand)}): {cards(hand, style) if hand else '(empty)'}")
+        parts.append(render_scores(doc))
+        if game.get("result") is not None or game["phase"] == "finished":
+            parts.append(render_result(doc, style))
+    if log:
+        parts.append("Log:\n" + render_log(log))
+    status = turn_line(doc, me)
+    if status:
+        parts.append(status)
+    legal = game.get("legal") if game is not None else None
+    if legal:
+        parts.append(
+            "Actions (type a number, or e.g. 7H>N, N>E, end):\n" + render_actions(legal, style)
+        )
+    return "\n".join(parts)
+
+
+HELP = """Commands:
+  NUMBER          take that numbered action
+  7H>N, N>E, end  take an action by its text (card>pile, pile>pile, end turn)
+  hint            ask the server for a suggestion
+  chat TEXT       say something to the table
+  start [LEVEL]   host: begin the match; bots (default level) fill the empty seats
+  sit N           before the start: move to seat N
+  next            deal the next hand now
+  look            show the board again
+  leave           give up your seat for good (a bot takes it) and quit
+  quit            disconnect (come back later with --join CODE)
+  help            this list"""
+
+
+__all__ = [
+    "HELP",
+    "PLAIN",
+    "Style",
+    "action_label",
+    "card",
+    "cards",
+    "chat_line",
+    "log_line",
+    "render",
+    "render_actions",
+    "render_log",
+    "render_pile",
+    "render_result",
+    "render_scores",
+    "render_seats",
+    "render_table",
+    "seat_name",
+    "turn_line",
+]
