@@ -159,8 +159,9 @@ class LiveRoom:
         for event in events:
             lines.extend(self.room.apply(event))
         new_version = self.room.version
+        new_docs = self.room.docs(self.viewers)
         for viewer, conns in self.viewers.items():
-            new_doc = self.room.doc(viewer)
+            new_doc = new_docs[viewer]
             old_doc = self._docs.get(viewer)
             self._docs[viewer] = new_doc
             ops = diff(old_doc, new_doc) if old_doc is not None else None

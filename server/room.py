@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,11 +25,11 @@ from protocol.engine import (
     action_from_text,
     legal_actions,
     new_match,
-    view,
+    public_view,
+    seat_view,
 )
 from protocol.engine.actions import Action, EndTurn, Move, Play
 from protocol.errors import (
-    BadOptions,
     BadPhase,
     BadToken,
     IllegalAction,
@@ -147,8 +148,23 @@ class Room:
 
     def doc(self, seat: int | None) -> dict[str, Any]:
         """Everything viewer ``seat`` (None: a spectator) may see."""
-        game = view(self.match, seat) if self.match is not None else None
-        return {"room": self.info(), "game": game}
+        return self.docs([seat])[seat]
+
+    def docs(self, viewers: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+        """The documents of several viewers of the current state, sharing the public part."""
+        info = self.info()
+        match = self.match
+        public = public_view(match) if match is not None else None
+        out: dict[int | None, dict[str, Any]] = {}
+        for seat in viewers:
+            if match is None or public is None:
+                game = None
+            elif seat is None:
+                game = public
+            else:
+                game = seat_view(match, seat, public)
+            out[seat] = {"room": info, "game": game}
+        return out
 
     def summary(self, spectators: int = 0) -> dict[str, Any]:
         """A line of the public room listing."""

@@ -47,9 +47,13 @@ def public_view(match: Match) -> dict[str, Any]:
     }
 
 
-def seat_view(match: Match, seat: int) -> dict[str, Any]:
-    """The public view plus the seat's own hand and, on its turn, its legal actions."""
-    view = public_view(match)
+def seat_view(match: Match, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The public view plus the seat's own hand and, on its turn, its legal actions.
+
+    ``public`` may pass this match's :func:`public_view` when computing several seats'
+    views of one state, so the shared part is built once.
+    """
+    view = dict(public) if public is not None else public_view(match)
     pos = match.position
     view["you"] = seat
     view["hand"] = list(pos.hands[seat])
