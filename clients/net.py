@@ -231,9 +231,25 @@ class GameClient:
         await self._send(message)
         await self._wait_from(start, lambda f: f["type"] == "snapshot", 10)
 
+    async def ready(self, ready: bool = True) -> None:
+        """Say you are ready (before the start, the host waits for every seated person)."""
+        await self._send({"type": "ready", "ready": ready})
+        seat = self.seat
+        await self.until(
+            lambda c: (
+                c.doc is not None
+                and seat is not None
+                and c.doc["room"]["seats"][seat]["ready"] == ready
+            )
+        )
+
     async def start(self, fill: str | None = None) -> None:
+        """Host only: start the match (``fill`` puts bots of that level in empty seats)."""
+        start = len(self.frames)
         await self._send({"type": "start", "fill": fill})
-        await self.until(lambda c: c.game is not None)
+        await self._wait_from(
+            start, lambda f: self.game is not None and f["type"] in ("patch", "snapshot"), 10
+        )
 
     async def act(self, action: Frame | str) -> Frame:
         """Send an action (wire dict, or text like ``7H>N``) and wait for its patch."""

@@ -180,3 +180,18 @@ class Conflict(KingsCornerError):
 
     code = "conflict"
     default_message = "The room changed meanwhile; try again."
+
+
+class RoomLocked(ClientError):
+    code = "room_locked"
+    default_message = "The host has locked this room against new players."
+
+
+class Kicked(ClientError):
+    code = "kicked"
+    default_message = "You were removed from this room by its host."
+
+
+class NotReady(ClientError):
+    code = "not_ready"
+    default_message = "Every seated player must be ready first."

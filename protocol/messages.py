@@ -168,6 +168,63 @@ class Hint(_Message):
     type: Literal["hint"]
 
 
+class Ready(_Message):
+    """Before the start: say you are (or are no longer) ready to play."""
+
+    type: Literal["ready"]
+    ready: bool = True
+
+
+class Configure(_Message):
+    """Host only, before the start: change the room's options (resets everyone's ready)."""
+
+    type: Literal["configure"]
+    options: RoomOptions
+
+
+class AddBot(_Message):
+    """Host only, before the start: put a bot of ``level`` in the free ``seat``."""
+
+    type: Literal["add_bot"]
+    seat: int = Field(ge=0, le=3)
+    level: Level = "medium"
+
+
+class RemoveBot(_Message):
+    """Host only, before the start: free the bot's ``seat``."""
+
+    type: Literal["remove_bot"]
+    seat: int = Field(ge=0, le=3)
+
+
+class Kick(_Message):
+    """Host only: remove the person in ``seat``; their token no longer opens this room."""
+
+    type: Literal["kick"]
+    seat: int = Field(ge=0, le=3)
+
+
+class Lock(_Message):
+    """Host only, before the start: refuse (or again accept) new players."""
+
+    type: Literal["lock"]
+    locked: bool = True
+
+
+class Rematch(_Message):
+    """After a match: vote to play again at the same table. The host may ``force`` it,
+    with bots in the seats of people who are gone."""
+
+    type: Literal["rematch"]
+    force: bool = False
+
+
+class Back(_Message):
+    """Take your seat back from the bot that played it while you were away."""
+
+    type: Literal["back"]
+
+
 ClientMessage = Annotated[
     Hello
     | Create
@@ -182,7 +239,15 @@ ClientMessage = Annotated[
     | QuickPlay
     | CancelQuickPlay
     | ListRooms
-    | Hint,
+    | Hint
+    | Ready
+    | Configure
+    | AddBot
+    | RemoveBot
+    | Kick
+    | Lock
+    | Rematch
+    | Back,
     Field(discriminator="type"),
 ]
 
@@ -285,6 +350,13 @@ class Left(_Message):
     room: str
 
 
+class KickedOut(_Message):
+    """The host removed you from ``room``; you are no longer in it."""
+
+    type: Literal["kicked"] = "kicked"
+    room: str
+
+
 class Closing(_Message):
     """The server is shutting down; reconnect (with your token) in a moment."""
 
@@ -303,6 +375,7 @@ ServerMessage = Annotated[
     | Queued
     | HintReply
     | Left
+    | KickedOut
     | Closing,
     Field(discriminator="type"),
 ]

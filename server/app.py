@@ -41,17 +41,25 @@ from protocol.messages import (
     PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
     Act,
+    AddBot,
+    Back,
     CancelQuickPlay,
     Chat,
     ClientMessage,
+    Configure,
     Create,
     Hello,
     Hint,
     Join,
+    Kick,
     Leave,
     ListRooms,
+    Lock,
     NextHand,
     QuickPlay,
+    Ready,
+    Rematch,
+    RemoveBot,
     Resync,
     Sit,
     Start,
@@ -263,7 +271,7 @@ class GameServer:
         live = self._room(conn)
         action = action_from_wire(msg.action.model_dump(by_alias=True))
         seat = conn.seat
-        await live.commit(lambda r: [r.decide_act(seat, action)], actor=conn, seq=msg.seq)
+        await live.commit(lambda r: r.decide_act(seat, action), actor=conn, seq=msg.seq)
 
     async def _next_hand(self, conn: Connection, msg: NextHand) -> None:
         live = self._room(conn)
@@ -322,6 +330,38 @@ class GameServer:
         action: Action = await loop.run_in_executor(self._bot_pool, hint, view)
         conn.send(dumps({"type": "hint", "action": action.wire(), "text": action.text()}))
 
+    async def _ready(self, conn: Connection, msg: Ready) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: r.decide_ready(seat, msg.ready))
+
+    async def _configure(self, conn: Connection, msg: Configure) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: r.decide_configure(seat, msg.options))
+
+    async def _add_bot(self, conn: Connection, msg: AddBot) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: [r.decide_add_bot(seat, msg.seat, msg.level)])
+
+    async def _remove_bot(self, conn: Connection, msg: RemoveBot) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: [r.decide_remove_bot(seat, msg.seat)])
+
+    async def _kick(self, conn: Connection, msg: Kick) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: [r.decide_kick(seat, msg.seat)])
+
+    async def _lock(self, conn: Connection, msg: Lock) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: r.decide_lock(seat, msg.locked))
+
+    async def _rematch(self, conn: Connection, msg: Rematch) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: r.decide_rematch(seat, msg.force))
+
+    async def _back(self, conn: Connection, msg: Back) -> None:
+        live, seat = self._room(conn), conn.seat
+        await live.commit(lambda r: r.decide_back(seat))
+
     _handlers: ClassVar[dict[type, Callable[..., Awaitable[None]]]] = {
         Create: _create,
         Join: _join,
@@ -336,6 +376,14 @@ class GameServer:
         CancelQuickPlay: _cancel_quick_play,
         ListRooms: _list_rooms,
         Hint: _hint,
+        Ready: _ready,
+        Configure: _configure,
+        AddBot: _add_bot,
+        RemoveBot: _remove_bot,
+        Kick: _kick,
+        Lock: _lock,
+        Rematch: _rematch,
+        Back: _back,
     }
 
     async def _disconnect(self, conn: Connection) -> None:

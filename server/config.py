@@ -30,6 +30,8 @@ class Settings:
     hand_pause: float = 8.0
     #: Seconds a room with nobody connected lives on before it is deleted.
     room_ttl: float = 1800.0
+    #: Turn timers run out in a row before a connected player is marked away.
+    idle_turns: int = 2
     #: Seconds a quick-play ticket waits for people before bots fill the table.
     queue_wait: float = 15.0
     #: Largest accepted client frame, in bytes (bigger frames close with 1009).

@@ -44,7 +44,6 @@ class LiveRoom:
         self._driver: asyncio.Task[None] | None = None
         self._timer: asyncio.Task[None] | None = None
         self._timer_turn: tuple[int, int] | None = None
-        self._expired_turn: tuple[int, int] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
         self._expiry: asyncio.Task[None] | None = None
         self._listed: dict[str, Any] | None = None
@@ -105,6 +104,12 @@ class LiveRoom:
     def seat_connected(self, seat: int) -> bool:
         return bool(self.viewers.get(seat))
 
+    def _kick_out(self, seat: int) -> None:
+        """Send this process's connections of a kicked seat out of the room."""
+        for conn in list(self.viewers.get(seat, ())):
+            conn.send(dumps({"type": "kicked", "room": self.code}))
+            self.detach(conn, quiet=True)
+
     # --- changing the room ------------------------------------------------------------
 
     async def commit(
@@ -158,6 +163,8 @@ class LiveRoom:
         lines: list[dict[str, Any]] = []
         for event in events:
             lines.extend(self.room.apply(event))
+            if event["e"] == "kick":
+                self._kick_out(event["seat"])
         new_version = self.room.version
         new_docs = self.room.docs(self.viewers)
         for viewer, conns in self.viewers.items():
@@ -192,23 +199,20 @@ class LiveRoom:
         """Start whatever the new state calls for: a bot turn, a turn timer, the next hand."""
         room = self.room
         phase = room.phase
-        if phase == "playing" and room.match is not None:
-            turn_key = (room.match.hand_index, room.turns)
-            seat = room.seat_to_move()
-            if seat is not None and (
-                room.bot_to_move() is not None or self._expired_turn == turn_key
-            ):
+        if phase == "playing":
+            if room.bot_to_move() is not None:
                 self._drive()
-            elif room.settings.turn_timer and self._timer_turn != turn_key:
+            elif room.settings.turn_timer and self._timer_turn != room.turn_key:
                 if self._timer is not None:
                     self._timer.cancel()
-                self._timer_turn = turn_key
+                self._timer_turn = room.turn_key
                 self._timer = asyncio.create_task(
-                    self._turn_timer(turn_key, room.settings.turn_timer)
+                    self._turn_timer(room.turn_key, room.settings.turn_timer)
                 )
         elif phase == "hand_over":
             self._drive()
-        self._spawn(self._update_listing())
+        if room.settings.public:
+            self._spawn(self._update_listing())
 
     def _drive(self) -> None:
         if self._driver is None or self._driver.done():
@@ -230,11 +234,11 @@ class LiveRoom:
                 continue
             if phase != "playing" or room.match is None:
                 return
-            seat = self._bot_seat()
+            seat = room.bot_to_move()
             if seat is None:
                 return
             await asyncio.sleep(settings.bot_delay)
-            seat = self._bot_seat()
+            seat = self.room.bot_to_move()
             if seat is None:
                 continue
             if not await store.lead(self.code, settings.process_id, settings.lease):
@@ -242,15 +246,6 @@ class LiveRoom:
             view = seat_view(room.match, seat)
             action = await self.server.choose(self._bot_for(seat), view)
             await self._try(_act_decider(seat, action))
-
-    def _bot_seat(self) -> int | None:
-        room = self.room
-        seat = room.bot_to_move()
-        if seat is not None:
-            return seat
-        if room.match is not None and self._expired_turn == (room.match.hand_index, room.turns):
-            return room.seat_to_move()
-        return None
 
     def _bot_for(self, seat: int) -> Any:
         s = self.room.seats[seat]
@@ -271,22 +266,26 @@ class LiveRoom:
             log.warning("room %s: automatic action failed: %s", self.code, exc.code)
             await asyncio.sleep(0.5)
 
-    async def _turn_timer(self, turn_key: tuple[int, int], seconds: float) -> None:
+    async def _turn_timer(self, turn_key: tuple[int, int] | None, seconds: float) -> None:
         await asyncio.sleep(seconds)
-        room = self.room
-        if room.match is not None and (room.match.hand_index, room.turns) == turn_key:
-            self._expired_turn = turn_key
-            self._drive()
+        settings = self.server.settings
+        if turn_key is None or self.room.turn_key != turn_key:
+            return
+        if await self.server.store.lead(self.code, settings.process_id, settings.lease):
+            await self._try(lambda r: r.decide_timeout(turn_key, settings.idle_turns))
 
     async def _seat_left(self, seat: int) -> None:
-        """A seat's last connection here closed: mark it disconnected, then away after grace."""
+        """A seat's last connection here closed: mark it disconnected, then away after grace.
+
+        A host gone past the grace period hands the role on.
+        """
         s = self.room.seats[seat]
         if s is None or s.kind != "human":
             return
         await self._try(lambda r: _presence(r, seat, False))
         await asyncio.sleep(self.server.settings.grace)
         if not self.seat_connected(seat):
-            await self._try(lambda r: _away(r, seat))
+            await self._try(lambda r: _away(r, seat) + r.decide_host(seat))
 
     async def seat_returned(self, seat: int) -> None:
         await self._try(lambda r: _presence(r, seat, True))
@@ -339,4 +338,4 @@ def _away(room: Room, seat: int) -> list[Event]:
 
 
 def _act_decider(seat: int, action: Action) -> Decide:
-    return lambda room: [room.decide_act(seat, action)]
+    return lambda room: room.decide_act(seat, action, by_bot=True)

@@ -142,7 +142,8 @@ class Lobby:
         for i, ticket in enumerate(tickets):
             token = new_token()
             tokens.append(token)
-            events.append({**live.room.decide_sit(i, str(ticket["name"]), token)})
+            # Quick-play players are ready by asking to play.
+            events.append({**live.room.decide_sit(i, str(ticket["name"]), token), "ready": True})
         await live.commit(lambda r: events)
         await live.commit(lambda r: r.decide_start(0, None))
         for i, (ticket, token) in enumerate(zip(tickets, tokens, strict=True)):

@@ -19,23 +19,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from protocol.engine import (
-    Match,
-    Options,
-    action_from_text,
-    legal_actions,
-    new_match,
-    public_view,
-    seat_view,
-)
+from protocol.engine import Match, Options, action_from_text, new_match, public_view, seat_view
 from protocol.engine.actions import Action, EndTurn, Move, Play
 from protocol.errors import (
+    BadOptions,
     BadPhase,
     BadToken,
-    IllegalAction,
+    Kicked,
     NotHost,
+    NotReady,
     NotSeated,
     RoomFull,
+    RoomLocked,
     SeatTaken,
 )
 from protocol.messages import RoomOptions
@@ -43,13 +38,16 @@ from protocol.messages import RoomOptions
 from .store.base import Event
 
 RoomPhase = Literal["lobby", "playing", "hand_over", "finished"]
+Line = dict[str, Any]
 
-#: Commands allowed in each phase of a room (join, chat, resync and leave always are).
+#: Commands allowed in each phase (join, leave, chat and resync always are).
 ALLOWED: dict[RoomPhase, frozenset[str]] = {
-    "lobby": frozenset({"sit", "start"}),
-    "playing": frozenset({"act", "hint"}),
-    "hand_over": frozenset({"next_hand"}),
-    "finished": frozenset(),
+    "lobby": frozenset(
+        {"sit", "start", "ready", "configure", "add_bot", "remove_bot", "lock", "kick"}
+    ),
+    "playing": frozenset({"act", "hint", "kick", "back"}),
+    "hand_over": frozenset({"next_hand", "kick", "back"}),
+    "finished": frozenset({"rematch", "kick"}),
 }
 
 #: Room codes avoid look-alike characters (no 0/O, 1/I/L, 5/S, 2/Z, 8/B).
@@ -87,14 +85,21 @@ class Seat:
     token_hash: str | None = None
     connected: bool = False
     away: bool = False
+    ready: bool = False
+    #: Room version when this person sat down: the longest-seated person is next host.
+    since: int = 0
+    #: Turn timers run out in a row.
+    idle: int = 0
 
     def public(self) -> dict[str, Any]:
+        human = self.kind == "human"
         return {
             "name": self.name,
             "kind": self.kind,
             "level": self.level,
-            "connected": self.connected if self.kind == "human" else True,
+            "connected": self.connected if human else True,
             "away": self.away,
+            "ready": self.ready if human else True,
         }
 
     @property
@@ -113,9 +118,16 @@ class Room:
         self.created_at: float = first["at"]
         self.seats: list[Seat | None] = [None] * self.settings.seats
         self.host: int | None = None
+        self.locked = False
+        self.banned: set[str] = set()
+        self.votes: set[int] = set()
         self.match: Match | None = None
+        #: Every finished match of this room, as engine records (for history and replays).
+        self.finished: list[dict[str, Any]] = []
         self.version = 1
         self.turns = 0  # turns ended in this room, to tell one turn from the next
+        #: The turn (hand index, turns) whose timer ran out: a bot finishes it.
+        self.expired: tuple[int, int] | None = None
 
     # --- reading ---------------------------------------------------------------------
 
@@ -135,6 +147,7 @@ class Room:
             "code": self.code,
             "phase": self.phase,
             "public": s.public,
+            "locked": self.locked,
             "options": {
                 "seats": s.seats,
                 "target": s.target,
@@ -144,6 +157,7 @@ class Room:
             },
             "seats": [seat.public() if seat else None for seat in self.seats],
             "host": self.host,
+            "rematch": sorted(self.votes),
         }
 
     def doc(self, seat: int | None) -> dict[str, Any]:
@@ -181,6 +195,8 @@ class Room:
     def seat_of_token(self, token: str) -> int:
         """The seat that ``token`` belongs to (compared in constant time)."""
         digest = hash_token(token)
+        if any(hmac.compare_digest(digest, banned) for banned in self.banned):
+            raise Kicked()
         found = -1
         for i, seat in enumerate(self.seats):
             known = seat.token_hash if seat is not None else None
@@ -193,13 +209,20 @@ class Room:
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is None]
 
+    @property
+    def turn_key(self) -> tuple[int, int] | None:
+        """Identifies the current turn: (hand index, turns ended so far)."""
+        return None if self.match is None else (self.match.hand_index, self.turns)
+
     def bot_to_move(self) -> int | None:
-        """The seat a bot should play now, if any."""
+        """The seat a bot should play now, if any (a bot's seat, an away seat, or a timeout)."""
         if self.match is None or self.match.phase != "playing":
             return None
         turn = self.match.position.turn
         seat = self.seats[turn]
-        return turn if seat is not None and seat.bot_plays else None
+        if seat is not None and (seat.bot_plays or self.expired == self.turn_key):
+            return turn
+        return None
 
     def seat_to_move(self) -> int | None:
         if self.match is None or self.match.phase != "playing":
@@ -209,18 +232,37 @@ class Room:
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.kind == "human"]
 
+    def next_host(self, leaving: int | None = None) -> int | None:
+        """The longest-seated connected human (else any human), other than ``leaving``."""
+        people = [(s.since, i, s) for i, s in enumerate(self.seats) if s is not None]
+        people = [p for p in people if p[2].kind == "human" and p[1] != leaving]
+        connected = [p for p in people if p[2].connected and not p[2].away]
+        pool = connected or people
+        return min(pool)[1] if pool else None
+
     # --- deciding: commands to events (raise, never mutate) ------------------------------
+
+    def _seat_range(self, seat: int) -> None:
+        if not 0 <= seat < len(self.seats):
+            raise SeatTaken(f"This room has seats 1 to {len(self.seats)}.")
+
+    def _host_only(self, actor: int | None) -> None:
+        if actor is None:
+            raise NotSeated()
+        if actor != self.host:
+            raise NotHost()
 
     def decide_sit(self, seat: int | None, name: str, token: str | None = None) -> Event:
         """A human takes ``seat`` (or the first free one); ``token`` is its new secret."""
         check_phase(self.phase, "sit")
+        if self.locked:
+            raise RoomLocked()
         free = self.free_seats()
         if seat is None:
             if not free:
                 raise RoomFull()
             seat = free[0]
-        if not 0 <= seat < len(self.seats):
-            raise SeatTaken(f"This room has seats 0 to {len(self.seats) - 1}.")
+        self._seat_range(seat)
         if self.seats[seat] is not None:
             raise SeatTaken()
         event: Event = {"e": "sit", "seat": seat, "name": name, "kind": "human"}
@@ -230,11 +272,69 @@ class Room:
 
     def decide_move_seat(self, current: int, seat: int) -> Event:
         check_phase(self.phase, "sit")
-        if not 0 <= seat < len(self.seats):
-            raise SeatTaken(f"This room has seats 0 to {len(self.seats) - 1}.")
+        self._seat_range(seat)
         if self.seats[seat] is not None:
             raise SeatTaken()
         return {"e": "move_seat", "from": current, "to": seat}
+
+    def decide_ready(self, seat: int | None, ready: bool) -> list[Event]:
+        check_phase(self.phase, "ready")
+        if seat is None:
+            raise NotSeated()
+        s = self.seats[seat]
+        if s is None or s.ready == ready:
+            return []
+        return [{"e": "ready", "seat": seat, "ready": ready}]
+
+    def decide_configure(self, actor: int | None, settings: RoomOptions) -> list[Event]:
+        """The host changes the options: seats, variants, bot levels, public, timer."""
+        check_phase(self.phase, "configure")
+        self._host_only(actor)
+        for i, s in enumerate(self.seats):
+            if s is not None and s.kind == "human" and i >= settings.seats:
+                raise BadOptions(f"Seat {i + 1} is taken: it cannot be removed.")
+        options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
+        new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
+        events: list[Event] = [{"e": "configure", "options": settings.model_dump()}]
+        for i, level in enumerate(settings.bots[: settings.seats]):
+            current = self.seats[i] if i < len(self.seats) else None
+            if level is None or (current is not None and current.level == level):
+                continue
+            if current is not None and current.kind == "human":
+                raise BadOptions(f"Seat {i + 1} is a person's: it cannot become a bot.")
+            events.append(bot_seat_event(i, level))
+        return events
+
+    def decide_add_bot(self, actor: int | None, seat: int, level: str) -> Event:
+        check_phase(self.phase, "add_bot")
+        self._host_only(actor)
+        self._seat_range(seat)
+        if self.seats[seat] is not None:
+            raise SeatTaken()
+        return bot_seat_event(seat, level)
+
+    def decide_remove_bot(self, actor: int | None, seat: int) -> Event:
+        check_phase(self.phase, "remove_bot")
+        self._host_only(actor)
+        self._seat_range(seat)
+        s = self.seats[seat]
+        if s is None or s.kind != "bot":
+            raise SeatTaken("That seat has no bot.")
+        return {"e": "unseat", "seat": seat}
+
+    def decide_lock(self, actor: int | None, locked: bool) -> list[Event]:
+        check_phase(self.phase, "lock")
+        self._host_only(actor)
+        return [] if self.locked == locked else [{"e": "lock", "locked": locked}]
+
+    def decide_kick(self, actor: int | None, seat: int) -> Event:
+        check_phase(self.phase, "kick")
+        self._host_only(actor)
+        self._seat_range(seat)
+        s = self.seats[seat]
+        if s is None or s.kind != "human" or seat == actor:
+            raise SeatTaken("Only another person's seat can be kicked.")
+        return {"e": "kick", "seat": seat}
 
     def decide_start(
         self, actor: int | None, fill: str | None, seed: str | None = None
@@ -244,6 +344,13 @@ class Room:
             raise NotSeated()
         if self.host is not None and actor != self.host:
             raise NotHost()
+        waiting = [
+            s.name
+            for i, s in enumerate(self.seats)
+            if s is not None and s.kind == "human" and i != actor and not s.ready
+        ]
+        if waiting:
+            raise NotReady(f"Waiting for {', '.join(waiting)} to be ready.")
         events: list[Event] = []
         for i in self.free_seats():
             if fill is None:
@@ -256,34 +363,93 @@ class Room:
         new_match(self.options, seed=chosen, decks=s.decks or (), dealer=s.dealer)
         return events
 
-    def decide_act(self, seat: int | None, action: Action) -> Event:
-        """Validate ``action`` for ``seat`` with the engine; refused actions raise."""
+    def decide_act(self, seat: int | None, action: Action, by_bot: bool = False) -> list[Event]:
+        """Validate ``action`` for ``seat`` with the engine; refused actions raise.
+
+        A person acting for a seat a bot was covering takes it back first.
+        """
         check_phase(self.phase, "act")
         if seat is None:
             raise NotSeated()
         assert self.match is not None
-        self.match.apply(action, seat)  # raises IllegalAction; the result is recomputed on apply
-        return {"e": "act", "seat": seat, "a": action.text()}
+        self.match.apply(action, seat)  # raises IllegalAction; applied for real in _on_act
+        event: Event = {"e": "act", "seat": seat, "a": action.text()}
+        s = self.seats[seat]
+        if by_bot:
+            event["by"] = "bot"
+            return [event]
+        if s is not None and s.away:
+            return [{"e": "away", "seat": seat, "away": False}, event]
+        return [event]
+
+    def decide_back(self, seat: int | None) -> list[Event]:
+        check_phase(self.phase, "back")
+        if seat is None:
+            raise NotSeated()
+        s = self.seats[seat]
+        return [{"e": "away", "seat": seat, "away": False}] if s is not None and s.away else []
+
+    def decide_timeout(self, turn_key: tuple[int, int], idle_turns: int) -> list[Event]:
+        """The timer of turn ``turn_key`` ran out; after ``idle_turns`` in a row, away."""
+        seat = self.seat_to_move()
+        if seat is None or self.turn_key != turn_key or self.expired == turn_key:
+            return []
+        s = self.seats[seat]
+        away = s is not None and s.kind == "human" and s.idle + 1 >= idle_turns
+        return [{"e": "timeout", "seat": seat, "away": away}]
 
     def decide_next_hand(self) -> Event:
         check_phase(self.phase, "next_hand")
         return {"e": "next"}
+
+    def decide_rematch(self, seat: int | None, force: bool = False) -> list[Event]:
+        """Vote for another match with the same table; it starts once every person agrees.
+
+        The host may ``force`` it: bots then take the seats of people who are gone.
+        """
+        check_phase(self.phase, "rematch")
+        if seat is None:
+            raise NotSeated()
+        events: list[Event] = []
+        if force:
+            self._host_only(seat)
+            for i, s in enumerate(self.seats):
+                if s is not None and s.kind == "human" and not s.connected and i != seat:
+                    events.append({"e": "bot_takes", "seat": i, "level": "medium"})
+        elif seat not in self.votes:
+            events.append({"e": "vote", "seat": seat})
+        present = {
+            i
+            for i, s in enumerate(self.seats)
+            if s is not None and s.kind == "human" and s.connected
+        }
+        gone = {e["seat"] for e in events if e["e"] == "bot_takes"}
+        if force or (present - gone) <= self.votes | {seat}:
+            events.append({"e": "rematch", "seed": secrets.token_hex(8)})
+        return events
 
     def decide_leave(self, seat: int) -> Event:
         if self.phase == "lobby":
             return {"e": "unseat", "seat": seat}
         return {"e": "bot_takes", "seat": seat, "level": "heuristic"}
 
+    def decide_host(self, leaving: int) -> list[Event]:
+        """Hand the host role on when the host is gone past the grace period."""
+        if self.host != leaving:
+            return []
+        successor = self.next_host(leaving)
+        return [] if successor is None else [{"e": "host", "seat": successor}]
+
     # --- applying: events to state (trusted, already validated) --------------------------
 
-    def apply(self, event: Event) -> list[dict[str, Any]]:
+    def apply(self, event: Event) -> list[Line]:
         """Apply one stored event; return the table-log lines it produces."""
         self.version += 1
         kind = event["e"]
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             raise ValueError(f"unknown room event {kind!r}")
-        lines: list[dict[str, Any]] = handler(event)
+        lines: list[Line] = handler(event)
         return lines
 
     def _name(self, seat: int | None) -> str:
@@ -292,78 +458,155 @@ class Room:
         s = self.seats[seat]
         return s.name if s is not None else f"Seat {seat + 1}"
 
-    def _on_sit(self, e: Event) -> list[dict[str, Any]]:
+    def _hand_over_host(self, leaving: int) -> list[Line]:
+        if self.host != leaving:
+            return []
+        self.host = self.next_host(leaving)
+        if self.host is None:
+            return []
+        return [_line("host", self.host, f"{self._name(self.host)} is now the host.")]
+
+    def _on_sit(self, e: Event) -> list[Line]:
         seat = e["seat"]
         self.seats[seat] = Seat(
-            name=e["name"], kind=e["kind"], level=e.get("level"), token_hash=e.get("token")
+            name=e["name"],
+            kind=e["kind"],
+            level=e.get("level"),
+            token_hash=e.get("token"),
+            since=self.version,
+            ready=e.get("ready", False),
         )
         if self.host is None and e["kind"] == "human":
             self.host = seat
         return [_line("sit", seat, f"{e['name']} sat down.")]
 
-    def _on_move_seat(self, e: Event) -> list[dict[str, Any]]:
+    def _on_move_seat(self, e: Event) -> list[Line]:
         a, b = e["from"], e["to"]
         self.seats[b], self.seats[a] = self.seats[a], None
         if self.host == a:
             self.host = b
         return [_line("sit", b, f"{self._name(b)} moved to seat {b + 1}.")]
 
-    def _on_unseat(self, e: Event) -> list[dict[str, Any]]:
+    def _on_unseat(self, e: Event) -> list[Line]:
         seat = e["seat"]
         name = self._name(seat)
+        lines = self._hand_over_host(seat)
         self.seats[seat] = None
-        if self.host == seat:
-            humans = self.humans()
-            self.host = humans[0] if humans else None
-        return [_line("leave", seat, f"{name} left.")]
+        return [_line("leave", seat, f"{name} left."), *lines]
 
-    def _on_bot_takes(self, e: Event) -> list[dict[str, Any]]:
+    def _on_bot_takes(self, e: Event) -> list[Line]:
         seat = e["seat"]
         old = self.seats[seat]
         name = old.name if old else f"Bot {seat + 1}"
-        self.seats[seat] = Seat(name=name, kind="bot", level=e["level"])
-        if self.host == seat:
-            humans = self.humans()
-            self.host = humans[0] if humans else None
-        return [_line("leave", seat, f"{name} left; a bot plays the seat.")]
+        lines = self._hand_over_host(seat)
+        self.seats[seat] = Seat(name=name, kind="bot", level=e["level"], since=self.version)
+        return [_line("leave", seat, f"{name} left; a bot plays the seat."), *lines]
 
-    def _on_presence(self, e: Event) -> list[dict[str, Any]]:
+    def _on_kick(self, e: Event) -> list[Line]:
+        seat = e["seat"]
+        old = self.seats[seat]
+        name = old.name if old else "?"
+        if old is not None and old.token_hash is not None:
+            self.banned.add(old.token_hash)
+        lines = self._hand_over_host(seat)
+        if self.match is None:
+            self.seats[seat] = None
+        else:
+            self.seats[seat] = Seat(name=f"Bot {seat + 1}", kind="bot", level="heuristic")
+        return [_line("kick", seat, f"{name} was removed by the host."), *lines]
+
+    def _on_host(self, e: Event) -> list[Line]:
+        self.host = e["seat"]
+        return [_line("host", self.host, f"{self._name(self.host)} is now the host.")]
+
+    def _on_ready(self, e: Event) -> list[Line]:
+        s = self.seats[e["seat"]]
+        if s is not None:
+            s.ready = e["ready"]
+        return []
+
+    def _on_lock(self, e: Event) -> list[Line]:
+        self.locked = e["locked"]
+        text = "The host locked the room." if self.locked else "The host unlocked the room."
+        return [_line("lock", self.host, text)]
+
+    def _on_configure(self, e: Event) -> list[Line]:
+        self.settings = RoomOptions.model_validate(e["options"])
+        n = self.settings.seats
+        self.seats = (self.seats + [None] * n)[:n]
+        for s in self.seats:
+            if s is not None:
+                s.ready = False
+        return [_line("configure", self.host, "The host changed the room's options.")]
+
+    def _on_presence(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
         if seat is not None:
             seat.connected = e["connected"]
             if e["connected"]:
                 seat.away = False
+                seat.idle = 0
         return []
 
-    def _on_away(self, e: Event) -> list[dict[str, Any]]:
+    def _on_away(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
         if seat is None:
             return []
         seat.away = e["away"]
+        if not seat.away:
+            seat.idle = 0
         text = "is away; a bot plays for now." if e["away"] else "is back."
         return [_line("away", e["seat"], f"{seat.name} {text}")]
 
-    def _on_start(self, e: Event) -> list[dict[str, Any]]:
+    def _on_timeout(self, e: Event) -> list[Line]:
+        seat = self.seats[e["seat"]]
+        if seat is None:
+            return []
+        seat.idle += 1
+        self.expired = self.turn_key
+        lines = [_line("timeout", e["seat"], f"{seat.name}'s time ran out; a bot plays the turn.")]
+        if e["away"] and not seat.away:
+            seat.away = True
+            lines.append(_line("away", e["seat"], f"{seat.name} is away; a bot plays for now."))
+        return lines
+
+    def _on_vote(self, e: Event) -> list[Line]:
+        self.votes.add(e["seat"])
+        return [_line("rematch", e["seat"], f"{self._name(e['seat'])} wants a rematch.")]
+
+    def _on_rematch(self, e: Event) -> list[Line]:
+        if self.match is not None:
+            self.finished.append(self.match.record())
+        self.votes.clear()
+        self.turns = 0
+        self.match = new_match(self.options, seed=e["seed"])
+        dealer = self.match.position.dealer
+        return [_line("start", dealer, f"Rematch! {self._name(dealer)} deals.")]
+
+    def _on_start(self, e: Event) -> list[Line]:
         s = self.settings
         self.match = new_match(self.options, seed=e["seed"], decks=s.decks or (), dealer=s.dealer)
         dealer = self.match.position.dealer
         return [_line("start", dealer, f"The match begins; {self._name(dealer)} deals.")]
 
-    def _on_next(self, e: Event) -> list[dict[str, Any]]:
+    def _on_next(self, e: Event) -> list[Line]:
         assert self.match is not None
         self.match = self.match.next_hand()
         dealer = self.match.position.dealer
         no = self.match.hand_index + 1
         return [_line("deal", dealer, f"Hand {no}: {self._name(dealer)} deals.")]
 
-    def _on_act(self, e: Event) -> list[dict[str, Any]]:
+    def _on_act(self, e: Event) -> list[Line]:
         assert self.match is not None
         seat = e["seat"]
         action = action_from_text(e["a"])
         before = self.match.position
         self.match = self.match.apply(action, seat)
+        s = self.seats[seat]
+        if s is not None and e.get("by") != "bot":
+            s.idle = 0
         name = self._name(seat)
-        lines = [_describe(name, seat, action, before.stock != self.match.position.stock)]
+        lines = [_describe(name, seat, action, before, self.match)]
         if isinstance(action, EndTurn):
             self.turns += 1
         result = self.match.position.result
@@ -379,35 +622,26 @@ class Room:
                 lines.append(_line("match_over", None, f"Match over: {winners} won."))
         return lines
 
-    def legal_for(self, seat: int) -> list[Action]:
-        if self.match is None or self.match.position.turn != seat:
-            return []
-        return legal_actions(self.match.position)
-
 
 def bot_seat_event(seat: int, level: str) -> Event:
     return {"e": "sit", "seat": seat, "name": f"Bot {seat + 1}", "kind": "bot", "level": level}
 
 
 def create_event(code: str, settings: RoomOptions) -> Event:
-    return {
-        "e": "create",
-        "code": code,
-        "options": settings.model_dump(),
-        "at": time.time(),
-    }
+    return {"e": "create", "code": code, "options": settings.model_dump(), "at": time.time()}
 
 
-def _line(kind: str, seat: int | None, text: str) -> dict[str, Any]:
+def _line(kind: str, seat: int | None, text: str) -> Line:
     return {"kind": kind, "seat": seat, "text": text}
 
 
-def _describe(name: str, seat: int, action: Action, drew: bool) -> dict[str, Any]:
+def _describe(name: str, seat: int, action: Action, before: Any, after: Match) -> Line:
     if isinstance(action, Play):
         return _line("play", seat, f"{name} played {action.card} on {action.pile}.")
     if isinstance(action, Move):
         return _line("move", seat, f"{name} moved pile {action.src} onto {action.dst}.")
-    if drew:
+    drew = len(after.position.stock) < len(before.stock)
+    if drew and after.options.draw == "end":
         return _line("draw", seat, f"{name} drew a card and ended the turn.")
     return _line("end", seat, f"{name} ended the turn.")
 
@@ -415,11 +649,11 @@ def _describe(name: str, seat: int, action: Action, drew: bool) -> dict[str, Any
 __all__ = [
     "ALLOWED",
     "CODE_ALPHABET",
-    "IllegalAction",
     "Room",
     "RoomPhase",
     "Seat",
     "bot_seat_event",
+    "check_phase",
     "create_event",
     "hash_token",
     "new_code",

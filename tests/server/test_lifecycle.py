@@ -22,13 +22,14 @@ async def test_when_the_turn_timer_runs_out_a_bot_plays_that_turn() -> None:
         await b.connect()
         code = await a.create(seats=2, turn_timer=0.3)
         await b.join(code)
+        await b.ready()
         await a.start()
         await b.until(lambda c: c.game is not None)
         first = next(c for c in (a, b) if c.my_turn)
         other = b if first is a else a
         assert not other.my_turn
         # Nobody acts: the timer runs out, a bot finishes the turn and the turn moves on.
-        await other.until(lambda c: c.my_turn, timeout=5)
+        await other.until(lambda c: c.my_turn, timeout=10)
         assert any(
             line["seat"] == first.seat for line in other.log if line["kind"] in ("draw", "end")
         )

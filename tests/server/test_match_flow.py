@@ -38,6 +38,7 @@ async def test_four_clients_play_a_whole_match(client: ClientFactory) -> None:
     others = [await client(name) for name in ("Ben", "Cai", "Dee")]
     for other in others:
         await other.join(code)
+        await other.ready()
     players = [host, *others]
     assert sorted(p.seat for p in players) == [0, 1, 2, 3]
     await host.start()

@@ -27,6 +27,7 @@ async def two_seat_room(client: ClientFactory, **options: object) -> tuple[GameC
     code = await a.create(seats=2, **options)
     b = await client("Ben")
     await b.join(code)
+    await b.ready()
     await a.start()
     await b.until(lambda c: c.game is not None)
     return a, b
@@ -40,6 +41,7 @@ async def test_two_humans_and_two_bots_finish_a_match(
     b = await client("Ben")
     await b.join(code)
     assert {a.seat, b.seat} == {0, 2}
+    await b.ready()
     watcher = await client("Wes")
     await watcher.join(code, spectate=True)
     await a.start()
@@ -157,7 +159,7 @@ async def test_first_message_must_be_hello(server: GameServer) -> None:
 
     async with connect(f"ws://127.0.0.1:{port_of(server)}/") as ws:
         await ws.send('{"type": "list_rooms"}')
-        reply = await asyncio.wait_for(ws.recv(), 5)
+        reply = await asyncio.wait_for(ws.recv(), 10)
         assert '"hello_first"' in str(reply)
 
 
@@ -192,15 +194,15 @@ async def test_a_bot_takes_over_an_absent_seat_and_hands_it_back(
     assert a.my_turn
     await a.close()
     # After the grace period a bot plays seat 0's turns, so the turn reaches Ben.
-    await b.until(lambda c: c.doc is not None and c.doc["room"]["seats"][seat]["away"], 5)
-    await b.until(lambda c: c.my_turn, 5)
+    await b.until(lambda c: c.doc is not None and c.doc["room"]["seats"][seat]["away"], 10)
+    await b.until(lambda c: c.my_turn, 10)
     assert any(line["kind"] == "away" for line in b.log)
     again = await client("Ana")
     await again.join(code, token=token)  # type: ignore[arg-type]
     await b.until(lambda c: c.doc is not None and not c.doc["room"]["seats"][seat]["away"])
     # Seat 0 is a human again: after Ben ends his turn, the bot does not move for Ana.
     await b.act("end")
-    await again.until(lambda c: c.my_turn, 5)
+    await again.until(lambda c: c.my_turn, 10)
     await asyncio.sleep(0.2)
     assert again.my_turn
 
@@ -239,7 +241,7 @@ async def test_quick_play_seats_waiting_players_together(client: ClientFactory) 
 async def test_quick_play_fills_with_bots_after_the_wait(client: ClientFactory) -> None:
     a = await client("Ana")
     await a.send({"type": "quick_play", "seats": 3})
-    await a.until(lambda c: c.game is not None, 5)
+    await a.until(lambda c: c.game is not None, 10)
     kinds = [s["kind"] for s in a.doc["room"]["seats"]]  # type: ignore[index]
     assert kinds.count("bot") == 2
 
@@ -267,6 +269,6 @@ async def test_healthz_answers_on_the_game_port(server: GameServer) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port_of(server))
     writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
     await writer.drain()
-    data = await asyncio.wait_for(reader.read(4096), 5)
+    data = await asyncio.wait_for(reader.read(4096), 10)
     writer.close()
     assert data.startswith(b"HTTP/1.1 200") and b'"status":"ok"' in data

@@ -50,6 +50,9 @@ async def test_only_the_host_starts_and_only_with_every_seat_filled(client: Clie
     error = await b.request({"type": "start"}, "error")
     assert error["code"] == "not_host"
     error = await host.request({"type": "start"}, "error")
+    assert error["code"] == "not_ready"
+    await b.ready()
+    error = await host.request({"type": "start"}, "error")
     assert error["code"] == "bad_phase"
     await host.start(fill="random")
     assert host.doc is not None
