@@ -140,7 +140,7 @@ class GameClient:
             self.room, self.seat, self.role = frame["room"], frame["seat"], frame["role"]
             if frame["token"] is not None:
                 self.token = frame["token"]
-        elif kind == "left":
+        elif kind in ("left", "kicked"):
             self.room = self.seat = self.role = self.doc = None
         elif kind == "chat":
             self.chat.append(frame)
