@@ -45,6 +45,18 @@ def _serve(argv: Sequence[str]) -> int:
     return 0
 
 
+def _play(argv: Sequence[str]) -> int:
+    from clients.terminal.app import main as play_main
+
+    return play_main(argv)
+
+
+def _bot(argv: Sequence[str]) -> int:
+    from clients.bot.run import main as bot_main
+
+    return bot_main(argv)
+
+
 def _arena(argv: Sequence[str]) -> int:
     from protocol.bots.arena import main as arena_main
 
@@ -53,6 +65,8 @@ def _arena(argv: Sequence[str]) -> int:
 
 COMMANDS = {
     "serve": (_serve, "run the game server (WebSocket, web client and /healthz on one port)"),
+    "play": (_play, "play in the terminal against bots or friends"),
+    "bot": (_bot, "connect a bot to a room over the network"),
     "arena": (_arena, "measure bot levels against each other"),
     "demo": (_demo, "print a match played by random bots, without a server"),
 }
