@@ -110,23 +110,40 @@ async def play(client: GameClient, bot: Bot, *, hurry: bool = False) -> dict[str
             await asyncio.sleep(0.05)
 
 
-async def _host_start(client: GameClient, config: BotConfig) -> None:
-    """As host of a new room: start when full, or fill after ``config.wait`` seconds."""
-
-    def full(c: GameClient) -> bool:
-        doc = c.doc
-        return doc is None or doc["game"] is not None or all(doc["room"]["seats"])
-
-    if config.wait is None:
-        await wait_until(client, full)
-        fill = None
-    else:
+async def lobby(client: GameClient, config: BotConfig) -> None:
+    """Until the match starts: say ready, and as the room's host start it once every seat
+    is taken and every person is ready (or, with ``config.wait``, after that many seconds,
+    with ``config.fill`` bots in the empty seats)."""
+    loop = asyncio.get_running_loop()
+    deadline = None if config.wait is None else loop.time() + config.wait
+    ready_asked = start_asked = -1
+    while True:
+        doc = client.doc
+        if doc is None or doc["game"] is not None:
+            return
+        room, me, version = doc["room"], client.seat, client.version
+        seats: list[dict[str, Any] | None] = room["seats"]
+        mine = seats[me] if me is not None and me < len(seats) else None
+        if mine is not None and mine.get("ready") is False and ready_asked != version:
+            ready_asked = version
+            await client.send({"type": "ready", "ready": True})
+        late = deadline is not None and loop.time() >= deadline
+        if room.get("host") == me and me is not None and start_asked != version:
+            everyone_ready = all(
+                s is None or s["kind"] != "human" or i == me or s.get("ready", True)
+                for i, s in enumerate(seats)
+            )
+            full = all(seats)
+            if everyone_ready and (full or late):
+                start_asked = version
+                await client.send({"type": "start", "fill": None if full else config.fill})
+        wait = _WAIT if deadline is None or late else max(0.01, deadline - loop.time())
         with contextlib.suppress(TimeoutError):
-            await client.until(full, timeout=config.wait)
-        fill = config.fill
-    doc = client.doc
-    if doc is not None and doc["game"] is None:
-        await client.send({"type": "start", "fill": fill})
+            await client.until(_changed_since(version), timeout=min(wait, _WAIT))
+
+
+def _changed_since(version: int) -> Callable[[GameClient], bool]:
+    return lambda c: c.doc is None or c.version != version
 
 
 async def enter(client: GameClient, config: BotConfig, on_room: Callable[[str], None]) -> None:
@@ -159,8 +176,7 @@ async def run_bot(
         await client.connect()
     try:
         await enter(client, config, on_room or (lambda code: None))
-        if config.mode == "create":
-            await _host_start(client, config)
+        await lobby(client, config)
         return await play(client, bot, hurry=config.hurry)
     finally:
         if own:

@@ -141,8 +141,10 @@ class TerminalClient:
             await self._until(lambda c: c.doc is not None)
         await self._until(lambda c: c.room is not None and c.doc is not None)
         self._save_token()
-        role = "watching" if client.seat is None else f"in seat {client.seat + 1}"
-        self.write(f"You are {role} of room {client.room}.")
+        if client.seat is None:
+            self.write(f"You are watching room {client.room}.")
+        else:
+            self.write(f"You are in seat {client.seat + 1} of room {client.room}.")
 
     async def _join(self, room: str, seat: int | None) -> None:
         saved = self.tokens.get(self.client.url, room) if self.tokens is not None else None
@@ -207,8 +209,9 @@ class TerminalClient:
             seen.screen = key
             self.write(self.screen(with_log=False))
 
-    async def follow(self) -> None:
-        """Print updates as frames arrive, until cancelled or the connection is gone."""
+    async def follow(self) -> int:
+        """Print updates as frames arrive until the connection is gone (1) or the host
+        removes this player from the room (0)."""
         client = self.client
         while True:
             self.show_updates()
@@ -219,9 +222,16 @@ class TerminalClient:
             except ConnectionError:
                 self.show_updates()
                 self.write("The connection to the server is closed.")
-                return
-            if any(f["type"] == "closing" for f in client.frames[self._seen.frames :]):
+                return 1
+            kinds = {f["type"] for f in client.frames[self._seen.frames :]}
+            if "closing" in kinds:
                 self.write("The server is restarting; reconnecting…")
+            if "kicked" in kinds:
+                self.show_updates()
+                self.write("The host removed you from the room.")
+                if self.tokens is not None and client.room is not None:
+                    self.tokens.forget(client.url, client.room)
+                return 0
 
     # --- commands -----------------------------------------------------------------------
 
@@ -243,6 +253,12 @@ class TerminalClient:
                 await client.send({"type": "start", "fill": level or self.fill})
             case commands.Sit(seat):
                 await client.send({"type": "sit", "seat": seat})
+            case commands.Ready(ready):
+                await client.send({"type": "ready", "ready": ready})
+            case commands.Rematch(force):
+                await client.send({"type": "rematch", "force": force})
+            case commands.Simple("back"):
+                await client.send({"type": "back"})
             case commands.Simple("hint"):
                 await self._hint(legal)
             case commands.Simple("next"):
@@ -276,12 +292,19 @@ class TerminalClient:
         self.write(f"Hint: {text}{number}")
 
     async def run(self, read_line: ReadLine) -> int:
-        """Follow the room and carry out typed lines until ``quit``, ``leave`` or the end
-        of input; returns the exit status."""
+        """Follow the room and carry out typed lines until ``quit``, ``leave``, the end of
+        input, or the end of the connection; returns the exit status."""
         follower = asyncio.create_task(self.follow())
+        reader: asyncio.Task[str | None] | None = None
+        status = 0
         try:
             while True:
-                line = await read_line()
+                reader = asyncio.ensure_future(read_line())
+                await asyncio.wait({reader, follower}, return_when=asyncio.FIRST_COMPLETED)
+                if not reader.done():
+                    status = follower.result()
+                    break
+                line = reader.result()
                 if line is None:
                     break
                 try:
@@ -291,13 +314,16 @@ class TerminalClient:
                     self.write(f"! {exc}")
                 except ConnectionError:
                     self.write("The connection to the server is closed.")
-                    return 1
+                    status = 1
+                    break
         finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+            for task in (reader, follower):
+                if task is not None and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await self.client.close()
-        return 0
+        return status
 
 
 def stdin_reader() -> ReadLine:

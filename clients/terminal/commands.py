@@ -2,8 +2,8 @@
 
 ``parse(line, legal)`` understands a number (the numbered legal action), an action's text
 (``7H>N``, ``N>E``, ``end``; case and spaces around ``>`` do not matter) and the words
-``hint``, ``chat TEXT``, ``start [LEVEL]``, ``sit N``, ``next``, ``look``, ``leave``,
-``quit`` and ``help``.
+``hint``, ``chat TEXT``, ``start [LEVEL]``, ``sit N``, ``ready``, ``unready``, ``next``,
+``back``, ``rematch [force]``, ``look``, ``leave``, ``quit`` and ``help``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from protocol.bots import LEVELS
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
 
-Word = Literal["hint", "next", "look", "leave", "quit", "help"]
+Word = Literal["hint", "next", "back", "look", "leave", "quit", "help"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,20 @@ class Sit:
 
 
 @dataclass(frozen=True, slots=True)
+class Ready:
+    """Say you are ready to start (or, with ``ready`` False, no longer ready)."""
+
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Vote for another match at this table; the host may ``force`` it."""
+
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Simple:
     """A command without arguments."""
 
@@ -61,11 +75,12 @@ class Invalid:
     message: str
 
 
-Command = Act | Say | Start | Sit | Simple | Invalid
+Command = Act | Say | Start | Sit | Ready | Rematch | Simple | Invalid
 
 _WORDS: dict[str, Word] = {
     "hint": "hint",
     "next": "next",
+    "back": "back",
     "look": "look",
     "l": "look",
     "": "look",
@@ -105,6 +120,10 @@ def parse(line: str, legal: Sequence[str] = ()) -> Command:
         if rest.isdigit() and int(rest) >= 1:
             return Sit(int(rest) - 1)
         return Invalid("Which seat? sit N (seats are numbered from 1).")
+    if word in ("ready", "unready") and not rest:
+        return Ready(word == "ready")
+    if word == "rematch" and rest.lower() in ("", "force"):
+        return Rematch(force=rest.lower() == "force")
     if word in _WORDS and not rest:
         return Simple(_WORDS[word])
     if text.isdigit():
@@ -126,6 +145,8 @@ __all__ = [
     "Act",
     "Command",
     "Invalid",
+    "Ready",
+    "Rematch",
     "Say",
     "Simple",
     "Sit",

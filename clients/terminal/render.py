@@ -71,14 +71,17 @@ def seat_name(doc: Doc, seat: int | None) -> str:
     return str(entry["name"]) if entry else f"Seat {seat + 1}"
 
 
-def _who(entry: Mapping[str, Any] | None) -> str:
+def _who(entry: Mapping[str, Any] | None, lobby: bool = False) -> str:
     if entry is None:
         return "(free)"
     if entry["kind"] == "bot":
         return f"bot {entry['level'] or ''}".rstrip()
     if entry["away"]:
         return "human, away (a bot plays)"
-    return "human, connected" if entry["connected"] else "human, disconnected"
+    text = "human, connected" if entry["connected"] else "human, disconnected"
+    if lobby and "ready" in entry:
+        text += ", ready" if entry["ready"] else ", not ready"
+    return text
 
 
 def render_seats(doc: Doc, me: int | None) -> str:
@@ -97,7 +100,8 @@ def render_seats(doc: Doc, me: int | None) -> str:
         if game is not None and game["dealer"] == i:
             tags.append("dealer")
         label = name + (f" ({', '.join(tags)})" if tags else "")
-        line = f" {mark} {i + 1}. {label:<24} {_who(entry):<26}"
+        who = _who(entry, lobby=game is None and room.get("host") != i)
+        line = f" {mark} {i + 1}. {label:<24} {who:<26}"
         if game is not None:
             count = game["counts"][i]
             noun = "card " if count == 1 else "cards"
@@ -210,20 +214,45 @@ def turn_line(doc: Doc, me: int | None) -> str:
     """Whose turn it is, or what the room is waiting for."""
     game = doc.get("game")
     room = doc["room"]
+    seats = room["seats"]
+    mine = seats[me] if me is not None and 0 <= me < len(seats) else None
     if game is None:
-        free = sum(1 for s in room["seats"] if s is None)
-        if me is not None and room.get("host") == me:
-            return (
+        free = sum(1 for s in seats if s is None)
+        if mine is not None and room.get("host") == me:
+            unready = [
+                str(s["name"])
+                for i, s in enumerate(seats)
+                if s is not None and s["kind"] == "human" and i != me and s.get("ready") is False
+            ]
+            text = (
                 f"Waiting to start ({free} free seat{'s' if free != 1 else ''}): "
                 "type 'start' to begin; bots fill the empty seats."
             )
+            if unready:
+                text += f" Not ready yet: {', '.join(unready)}."
+            return text
         host = seat_name(doc, room.get("host")) if room.get("host") is not None else "the host"
-        return f"Waiting for {host} to start the match."
+        text = f"Waiting for {host} to start the match."
+        if mine is not None and mine.get("ready") is False:
+            text += " Type 'ready' when you are."
+        return text
+    if mine is not None and mine["away"] and game["phase"] != "finished":
+        away = "A bot is playing your seat: type 'back' to take it back."
+    else:
+        away = ""
+    if game["phase"] == "finished":
+        if "rematch" not in room or me is None:
+            return ""
+        votes = [seat_name(doc, i) for i in room["rematch"]]
+        text = "Type 'rematch' to play again at this table, or 'quit'."
+        return text + (f" Rematch votes: {', '.join(votes)}." if votes else "")
     if game["phase"] != "playing":
-        return ""
+        return away
     if game["turn"] == me:
-        return "Your turn." + (" You have already moved." if game["moved"] else "")
-    return f"{seat_name(doc, game['turn'])}'s turn."
+        text = "Your turn." + (" You have already moved." if game["moved"] else "")
+    else:
+        text = f"{seat_name(doc, game['turn'])}'s turn."
+    return f"{text} {away}" if away else text
 
 
 def render(
@@ -276,7 +305,10 @@ HELP = """Commands:
   chat TEXT       say something to the table
   start [LEVEL]   host: begin the match; bots (default level) fill the empty seats
   sit N           before the start: move to seat N
+  ready, unready  before the start: tell the host whether you are ready
   next            deal the next hand now
+  back            take your seat back from the bot playing it while you were away
+  rematch [force] after the match: vote to play again (host: force it)
   look            show the board again
   leave           give up your seat for good (a bot takes it) and quit
   quit            disconnect (come back later with --join CODE)

@@ -26,7 +26,8 @@ SUIT_LETTER = {"♥": "H", "♦": "D", "♣": "C", "♠": "S"}
 
 def make_room(seats: int = 3, target: int = 25) -> Room:
     """Ana (seat 0, human), a medium bot (seat 1) and Ben (seat 2, away)."""
-    room = Room(create_event("ABCDEF", RoomOptions(seats=seats, target=target)))
+    options = RoomOptions(seats=seats, target=target, dealer=seats - 1)  # Ana moves first
+    room = Room(create_event("ABCDEF", options))
     room.apply({"e": "sit", "seat": 0, "name": "Ana", "kind": "human", "token": "h"})
     room.apply({"e": "presence", "seat": 0, "connected": True})
     room.apply(bot_seat_event(1, "medium"))
@@ -94,11 +95,40 @@ def test_lobby_shows_seats_and_tells_the_host_to_start() -> None:
     host_view = render(room.doc(0), 0)
     assert "Room QWERTY · lobby" in host_view
     assert "Ana (you, host)" in host_view
+    assert "not ready" not in host_view  # the host starts; only guests say they are ready
     assert "bot hard" in host_view
     assert "(free)" in host_view
     assert "type 'start' to begin" in host_view
-    guest_view = render(room.doc(None), None)
-    assert "Waiting for Ana to start the match." in guest_view
+    watcher_view = render(room.doc(None), None)
+    assert "Waiting for Ana to start the match." in watcher_view
+    assert "Type 'ready'" not in watcher_view
+
+
+def test_lobby_says_who_is_not_ready_yet() -> None:
+    seat = {"kind": "human", "level": None, "connected": True, "away": False}
+    doc: dict[str, Any] = {
+        "room": {
+            "code": "QWERTY",
+            "phase": "lobby",
+            "options": {"seats": 3, "target": 25, "draw": "end", "kings_first": False},
+            "seats": [
+                {**seat, "name": "Ana", "ready": False},
+                {**seat, "name": "Ben", "ready": False},
+                {**seat, "name": "Cai", "ready": True},
+            ],
+            "host": 0,
+            "rematch": [],
+        },
+        "game": None,
+    }
+    host = render(doc, 0)
+    assert "Not ready yet: Ben." in host
+    assert "Ana (you, host)          human, connected\n" in host
+    ben = render(doc, 1)
+    assert "Ben (you)                human, connected, not ready" in ben
+    assert "Cai                      human, connected, ready" in ben
+    assert "Waiting for Ana to start the match. Type 'ready' when you are." in ben
+    assert "Type 'ready'" not in render(doc, 2)
 
 
 def test_player_view_shows_everything_public_and_only_its_own_hand() -> None:
@@ -129,6 +159,17 @@ def test_player_view_shows_everything_public_and_only_its_own_hand() -> None:
     assert shown_cards(text) <= set(hand) | table_cards(game)
     others = {c for i, h in enumerate(room.match.position.hands) if i != me for c in h}
     assert not shown_cards(text) & others
+
+
+def test_away_player_is_told_how_to_take_the_seat_back() -> None:
+    room = started(make_room())
+    assert room.match is not None
+    while room.match.position.turn != 2:
+        room.apply({"e": "act", "seat": room.match.position.turn, "a": "end"})
+    text = render(room.doc(2), 2)
+    assert "Ben (you, dealer)" in text
+    assert "Your turn. A bot is playing your seat: type 'back' to take it back." in text
+    assert "▶ 3. Ben" in text
 
 
 def test_waiting_player_sees_whose_turn_and_no_actions() -> None:
