@@ -274,6 +274,46 @@ async def test_the_store_recovers_by_itself_after_redis_is_killed_and_restarted(
         await publisher.close()
 
 
+async def test_a_dropped_announcement_connection_is_replaced_while_redis_stays_up(
+    private_redis: PrivateRedis,
+) -> None:
+    store = redis_store(private_redis.url, "kc-test")
+    try:
+        inbox = Inbox()
+        store.set_handler(inbox)
+        await store.subscribe("a")
+        admin = aioredis.Redis.from_url(private_redis.url)
+        try:
+            assert await admin.client_kill_filter(_type="pubsub") == 1
+        finally:
+            await admin.aclose()
+        await _deliver_eventually(store, inbox, "a")
+    finally:
+        await store.close()
+
+
+async def test_a_stalled_announcement_connection_is_noticed_by_its_health_check(
+    private_redis: PrivateRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisStore(
+        private_redis.url, "kc-test", timeout=20 * UNIT, health_interval=UNIT, backoff_max=UNIT
+    )
+    try:
+        inbox = Inbox()
+        store.set_handler(inbox)
+        await store.subscribe("a")
+        admin = aioredis.Redis.from_url(private_redis.url)
+        try:
+            # Redis accepts bytes but answers nothing for a while: a silent connection.
+            await admin.client_pause(round(6 * UNIT * 1000), all=True)
+        finally:
+            await admin.aclose()
+        await eventually(lambda: _true("health-check ping" in caplog.text))
+        await _deliver_eventually(store, inbox, "a")
+    finally:
+        await store.close()
+
+
 async def _deliver_eventually(publisher: RedisStore, inbox: Inbox, channel: str) -> None:
     """Publish on ``channel`` until the subscriber hears it (resubscription is asynchronous).
 
