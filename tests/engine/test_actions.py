@@ -11,6 +11,7 @@ from protocol.engine import (
     DECK,
     END_TURN,
     PILES,
+    Action,
     EndTurn,
     Move,
     Play,
@@ -19,7 +20,7 @@ from protocol.engine import (
 )
 from protocol.errors import BadAction
 
-EVERY_ACTION = [
+EVERY_ACTION: list[Action] = [
     *(Play(card, pile) for card in DECK for pile in PILES),
     *(Move(src, dst) for src in PILES for dst in PILES if src != dst),
     END_TURN,
