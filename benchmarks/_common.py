@@ -43,6 +43,8 @@ class ProcSample:
     cpu: float
     rss_kib: int
     hwm_kib: int
+    #: Seconds the main thread spent runnable but waiting for a CPU (other load).
+    run_wait: float = 0.0
 
 
 def proc_sample(pid: int) -> ProcSample:
@@ -60,13 +62,22 @@ def proc_sample(pid: int) -> ProcSample:
                 rss = int(line.split()[1])
             elif line.startswith(b"VmHWM:"):
                 hwm = int(line.split()[1])
-    return ProcSample(at, cpu, rss, hwm)
+    run_wait = 0.0
+    with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{pid}/schedstat") as f:
+        run_wait = int(f.read().split()[1]) / 1e9
+    return ProcSample(at, cpu, rss, hwm, run_wait)
 
 
 def cpu_percent(before: ProcSample, after: ProcSample) -> float:
     """CPU use between two samples, in percent of one core."""
     wall = after.at - before.at
     return 100.0 * (after.cpu - before.cpu) / wall if wall > 0 else 0.0
+
+
+def wait_percent(before: ProcSample, after: ProcSample) -> float:
+    """Time the main thread waited for a CPU between two samples, in percent of wall time."""
+    wall = after.at - before.at
+    return 100.0 * (after.run_wait - before.run_wait) / wall if wall > 0 else 0.0
 
 
 def raise_nofile(wanted: int) -> int:

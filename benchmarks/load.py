@@ -53,6 +53,7 @@ from ._common import (
     rounded,
     size_median,
     start_process,
+    wait_percent,
 )
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -155,6 +156,10 @@ def drive(urls: Sequence[str], server_pids: Sequence[int], shape: LoadShape) -> 
     summary["server"] = _cpu_mem(server_pids, before, after)
     summary["loadgen"] = _cpu_mem([w.proc.pid for w in workers], before, after)
     summary["codes"] = [code for r in results for code in r["codes"]]
+    cpu = summary["server"]["cpu_pct"]
+    summary["moves_per_server_cpu_s"] = (
+        round(summary["moves_per_s"] / cpu * 100, 1) if cpu else None
+    )
     return summary
 
 
@@ -164,6 +169,7 @@ def _cpu_mem(
     return {
         "cpu_pct": round(sum(cpu_percent(before[p], after[p]) for p in pids), 1),
         "cpu_pct_each": [round(cpu_percent(before[p], after[p]), 1) for p in pids],
+        "runq_wait_pct_each": [round(wait_percent(before[p], after[p]), 1) for p in pids],
         "peak_rss_mib": round(sum(after[p].hwm_kib for p in pids) / 1024, 1),
         "rss_mib": round(sum(after[p].rss_kib for p in pids) / 1024, 1),
     }
@@ -300,7 +306,10 @@ def _med(runs: list[dict[str, Any]], *path: str) -> float | None:
     for run in runs:
         value: Any = run
         for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
+            if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            else:
+                value = value.get(key) if isinstance(value, dict) else None
         if isinstance(value, int | float):
             values.append(float(value))
     return rounded(median(values))
@@ -310,11 +319,13 @@ def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The median over repeats of each headline figure."""
     out: dict[str, Any] = {
         "moves_per_s": _med(runs, "moves_per_s"),
+        "moves_per_server_cpu_s": _med(runs, "moves_per_server_cpu_s"),
         "latency_ms": {q: _med(runs, "latency_ms", q) for q in ("p50", "p95", "p99")},
         "fanout_ms": {q: _med(runs, "fanout_ms", q) for q in ("p50", "p95", "p99")},
         "server_cpu_pct": _med(runs, "server", "cpu_pct"),
         "server_peak_rss_mib": _med(runs, "server", "peak_rss_mib"),
         "loadgen_cpu_pct": _med(runs, "loadgen", "cpu_pct"),
+        "server_runq_wait_pct": _med(runs, "server", "runq_wait_pct_each", "0"),
     }
     out["bytes"] = {
         "patch_median": _med(runs, "bytes", "patch_median"),
@@ -403,6 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         record["ratio_moves"] = rounded(median(ratios), 3)
         record["ratio_moves_each"] = [round(r, 3) for r in ratios]
+        per_cpu = [
+            o["moves_per_server_cpu_s"] / b["moves_per_server_cpu_s"]
+            for o, b in zip(ours, base, strict=True)
+            if o["moves_per_server_cpu_s"] and b["moves_per_server_cpu_s"]
+        ]
+        record["ratio_moves_per_server_cpu"] = rounded(median(per_cpu), 3)
     p99 = record["ours"]["latency_ms"]["p99"]
     share = record["ours"]["bytes"]["seat"]["patch_share"]
     record["targets"] = {
