@@ -51,6 +51,9 @@ class BotConfig:
     fill: str = "medium"
     #: Ask for the next hand at once instead of waiting for the server's pause.
     hurry: bool = False
+    #: Seconds to wait before each action, so people can follow (and the server's rate
+    #: limit is never reached).
+    delay: float = 0.5
 
 
 def _ready(client: GameClient) -> bool:
@@ -81,9 +84,12 @@ async def wait_until(client: GameClient, check: Callable[[GameClient], bool]) ->
             continue
 
 
-async def play(client: GameClient, bot: Bot, *, hurry: bool = False) -> dict[str, Any]:
+async def play(
+    client: GameClient, bot: Bot, *, hurry: bool = False, delay: float = 0.0
+) -> dict[str, Any]:
     """Play the connection's seat with ``bot`` until the match is finished; returns the
-    final game view. Only ``client``'s own document is read."""
+    final game view. Only ``client``'s own document is read. ``delay`` seconds pass
+    before each action."""
     asked_next: int | None = None
     while True:
         await wait_until(client, lambda c: c.doc is None or c.game is not None)
@@ -100,10 +106,20 @@ async def play(client: GameClient, bot: Bot, *, hurry: bool = False) -> dict[str
                 await client.send({"type": "next_hand"})
             await wait_until(client, _dealt_after(game["hand_no"]))
             continue
+        if delay > 0:
+            await asyncio.sleep(delay)
+            game = client.game
+            if game is None or game["phase"] != "playing" or not game.get("legal"):
+                continue
         loop = asyncio.get_running_loop()
-        view = dict(game)
-        action = await loop.run_in_executor(None, bot.choose, view)
-        reply = await client.act(action.text())
+        action = await loop.run_in_executor(None, bot.choose, dict(game))
+        try:
+            reply = await client.act(action.text())
+        except ServerError as exc:
+            # Refused without a seq: rate limited (or the like); back off and look again.
+            log.info("action %s refused: %s", action.text(), exc)
+            await asyncio.sleep(1.0)
+            continue
         if reply["type"] == "error":
             # The state moved on (e.g. a turn timer played for us): look again.
             log.info("action %s refused: %s", action.text(), reply["message"])
@@ -124,11 +140,12 @@ async def lobby(client: GameClient, config: BotConfig) -> None:
         room, me, version = doc["room"], client.seat, client.version
         seats: list[dict[str, Any] | None] = room["seats"]
         mine = seats[me] if me is not None and me < len(seats) else None
-        if mine is not None and mine.get("ready") is False and ready_asked != version:
+        host = room.get("host") == me
+        if mine is not None and not host and mine.get("ready") is False and ready_asked != version:
             ready_asked = version
             await client.send({"type": "ready", "ready": True})
         late = deadline is not None and loop.time() >= deadline
-        if room.get("host") == me and me is not None and start_asked != version:
+        if host and me is not None and start_asked != version:
             everyone_ready = all(
                 s is None or s["kind"] != "human" or i == me or s.get("ready", True)
                 for i, s in enumerate(seats)
@@ -177,7 +194,7 @@ async def run_bot(
     try:
         await enter(client, config, on_room or (lambda code: None))
         await lobby(client, config)
-        return await play(client, bot, hurry=config.hurry)
+        return await play(client, bot, hurry=config.hurry, delay=config.delay)
     finally:
         if own:
             await client.close()
@@ -206,6 +223,9 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--fill", choices=LEVELS, default="medium", help="level of filling bots")
     p.add_argument("--hurry", action="store_true", help="deal the next hand at once")
+    p.add_argument(
+        "--delay", type=float, default=0.5, help="seconds to wait before each action (0.5)"
+    )
     p.add_argument("-v", "--verbose", action="store_true")
     return p
 
@@ -225,6 +245,7 @@ def config_from(args: argparse.Namespace) -> BotConfig:
         wait=args.wait,
         fill=args.fill,
         hurry=args.hurry,
+        delay=max(0.0, args.delay),
     )
 
 

@@ -11,11 +11,13 @@ from server.app import GameServer
 async def test_two_networked_bots_play_a_whole_match(server: GameServer, url: str) -> None:
     code: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     host = BotConfig(
-        url=url, name="Hosty", level="medium", seed="a", mode="create", seats=2, target=8
+        url=url, name="Hosty", level="medium", seed="a", mode="create", seats=2, target=8, delay=0
     )
     host_task = asyncio.create_task(run_bot(host, on_room=code.set_result))
     room = await asyncio.wait_for(code, 10)
-    guest = BotConfig(url=url, name="Guesty", level="easy", seed="b", mode="join", room=room)
+    guest = BotConfig(
+        url=url, name="Guesty", level="easy", seed="b", mode="join", room=room, delay=0
+    )
     games = await asyncio.wait_for(asyncio.gather(host_task, run_bot(guest)), 25)
 
     live = server.lobby.rooms[room]
@@ -37,7 +39,7 @@ async def test_two_networked_bots_play_a_whole_match(server: GameServer, url: st
 
 async def test_quick_play_bot_plays_against_server_bots(server: GameServer, url: str) -> None:
     rooms: list[str] = []
-    config = BotConfig(url=url, name="Quick", level="heuristic", mode="quick", seats=2)
+    config = BotConfig(url=url, name="Quick", level="heuristic", mode="quick", seats=2, delay=0)
     game = await asyncio.wait_for(run_bot(config, on_room=rooms.append), 25)
     assert len(rooms) == 1
     assert game["phase"] == "finished"
