@@ -229,8 +229,9 @@ class TerminalClient:
             if "kicked" in kinds:
                 self.show_updates()
                 self.write("The host removed you from the room.")
-                if self.tokens is not None and client.room is not None:
-                    self.tokens.forget(client.url, client.room)
+                room = self._seen.saved[0] if self._seen.saved else client.room
+                if self.tokens is not None and room is not None:
+                    self.tokens.forget(client.url, room)
                 return 0
 
     # --- commands -----------------------------------------------------------------------

@@ -216,3 +216,34 @@ async def test_stale_token_falls_back_to_a_new_seat_and_spectators_see_no_hand(
     await lines.put("quit")
     assert list(await asyncio.wait_for(asyncio.gather(run, watch), 10)) == [0, 0]
     await host.close()
+
+
+async def test_quick_play_seats_the_player_at_a_table_with_bots(url: str, tmp_path: Path) -> None:
+    screen = Screen()
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+    args = ["--url", url, "--name", "Quinn", "--token-file", str(tmp_path / "t.json"), "--quick"]
+    run = asyncio.create_task(amain([*args, "2"], read_line=lines.get, write=screen.write))
+    await screen.shows("Waiting for a table of 2")
+    await screen.shows("You are in seat 1 of room ")
+    await screen.shows("Your hand (")
+    assert "bot medium" in screen.text
+    await lines.put("quit")
+    assert await asyncio.wait_for(run, 10) == 0
+
+
+async def test_a_kicked_player_is_told_and_the_client_stops(url: str, tmp_path: Path) -> None:
+    host = GameClient(url, "Host")
+    await host.connect()
+    code = await host.create(seats=2)
+    screen = Screen()
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+    token_file = tmp_path / "t.json"
+    args = ["--url", url, "--name", "Ana", "--token-file", str(token_file), "--join", code]
+    run = asyncio.create_task(amain(args, read_line=lines.get, write=screen.write))
+    await screen.shows(f"You are in seat 2 of room {code}.")
+    assert TokenFile(token_file).get(url, code) is not None
+    await host.send({"type": "kick", "seat": 1})
+    assert await asyncio.wait_for(run, 10) == 0
+    assert "The host removed you from the room." in screen.text
+    assert TokenFile(token_file).get(url, code) is None
+    await host.close()
