@@ -143,9 +143,14 @@ def _clients(url: str, connections: int, mode: str, workers: int) -> list[subpro
     return procs
 
 
-def measure(server: ServerProcess, connections: int, mode: str, workers: int) -> dict[str, Any]:
-    """Memory of ``server`` before and after ``connections`` idle connections."""
-    time.sleep(1.0)
+def measure(
+    server: ServerProcess, connections: int, mode: str, workers: int, settle: float = 3.0
+) -> dict[str, Any]:
+    """Memory of ``server`` before and after ``connections`` idle connections.
+
+    ``settle`` seconds pass before the first reading and after the last connection opened.
+    """
+    time.sleep(settle / 3)
     before = proc_sample(server.pid)
     procs = _clients(server.url, connections, mode, workers)
     try:
@@ -159,7 +164,7 @@ def measure(server: ServerProcess, connections: int, mode: str, workers: int) ->
             ready = orjson.loads(line)
             setup = max(setup, ready["setup_s"])
             opened += ready["connections"]
-        time.sleep(3.0)
+        time.sleep(settle)
         after = proc_sample(server.pid)
         for proc in procs:
             assert proc.stdin is not None
@@ -183,7 +188,9 @@ def measure(server: ServerProcess, connections: int, mode: str, workers: int) ->
     }
 
 
-def run(connections: int, mode: str, workers: int, repeats: int, baseline: bool) -> dict[str, Any]:
+def run(
+    connections: int, mode: str, workers: int, repeats: int, baseline: bool, settle: float = 3.0
+) -> dict[str, Any]:
     """Measure ours and (interleaved) the baseline ``repeats`` times; medians and ratio."""
     ours: list[dict[str, Any]] = []
     bare: list[dict[str, Any]] = []
@@ -192,14 +199,14 @@ def run(connections: int, mode: str, workers: int, repeats: int, baseline: bool)
         note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: our server")
         server = start_process(ours_argv)
         try:
-            ours.append(measure(server, connections, mode, workers))
+            ours.append(measure(server, connections, mode, workers, settle))
         finally:
             server.stop()
         if baseline:
             note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: bare websockets")
             server = start_process(baseline_server_argv(0))
             try:
-                bare.append(measure(server, connections, mode, workers))
+                bare.append(measure(server, connections, mode, workers, settle))
             finally:
                 server.stop()
 
@@ -227,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="client processes")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds to let memory settle")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.client:
@@ -246,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "mode": args.mode,
             "nofile_soft_limit": soft,
             "machine": info,
-            **run(count, args.mode, args.workers, args.repeats, not args.no_baseline),
+            **run(count, args.mode, args.workers, args.repeats, not args.no_baseline, args.settle),
         }
         emit(record)
     return 0

@@ -127,15 +127,24 @@ def _start_workers(urls: Sequence[str], shape: LoadShape) -> list[Worker]:
     return workers
 
 
-def drive(urls: Sequence[str], server_pids: Sequence[int], shape: LoadShape) -> dict[str, Any]:
-    """Run the load generator against ``urls`` and summarise one measurement window."""
+def drive(
+    urls: Sequence[str],
+    server_pids: Sequence[int],
+    shape: LoadShape,
+    others: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """Run the load generator against ``urls`` and summarise one measurement window.
+
+    ``others`` names more processes whose CPU and memory to report (e.g. Redis).
+    """
+    others = {k: v for k, v in (others or {}).items() if Path(f"/proc/{v}/stat").exists()}
     workers = _start_workers(urls, shape)
     try:
         for worker in workers:
             worker.ready = worker.line()
         setup = max(w.ready["setup_s"] for w in workers)
         time.sleep(shape.warmup)
-        pids = [*server_pids, *(w.proc.pid for w in workers)]
+        pids = [*server_pids, *(w.proc.pid for w in workers), *others.values()]
         before = {pid: proc_sample(pid) for pid in pids}
         for worker in workers:
             worker.tell("go")
@@ -155,6 +164,8 @@ def drive(urls: Sequence[str], server_pids: Sequence[int], shape: LoadShape) -> 
     summary["setup_s"] = setup
     summary["server"] = _cpu_mem(server_pids, before, after)
     summary["loadgen"] = _cpu_mem([w.proc.pid for w in workers], before, after)
+    for name, pid in others.items():
+        summary[name] = _cpu_mem([pid], before, after)
     summary["codes"] = [code for r in results for code in r["codes"]]
     cpu = summary["server"]["cpu_pct"]
     summary["moves_per_server_cpu_s"] = (
@@ -247,6 +258,17 @@ async def _delete_rooms(url: str, codes: Sequence[str]) -> None:
         await store.close()
 
 
+def redis_pid(url: str) -> int:
+    """The PID of the Redis server at ``url`` (0 when unknown, e.g. on another host)."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("server").get("process_id", 0))
+    finally:
+        client.close()
+
+
 def delete_redis_rooms(url: str, codes: Sequence[str]) -> None:
     """Delete the rooms a run stored in Redis (exactly those, by their codes)."""
     if codes:
@@ -266,14 +288,19 @@ def run_ours(
         py_spy = Path(sys.executable).with_name("py-spy")
         wrapper = [str(py_spy), "record", "--nonblocking", "--format", "raw"]
         wrapper += ["--rate", "200", "-o", str(profile), "--"]
+    pids: list[int] = []
     try:
         for _ in range(processes):
-            servers.append(start_process(game_server_argv(redis_url, wrapper=wrapper)))
-        pids = [_server_pid(s, bool(wrapper)) for s in servers]
-        summary = drive([s.url for s in servers], pids, shape)
+            server = start_process(game_server_argv(redis_url, wrapper=wrapper))
+            servers.append(server)
+            pids.append(_server_pid(server, bool(wrapper)))
+        others = {"redis": redis_pid(redis_url)} if redis_url else {}
+        summary = drive([s.url for s in servers], pids, shape, others)
     finally:
-        for s in servers:
-            s.stop(target=_server_pid(s, bool(wrapper)) if wrapper else None)
+        for server, pid in zip(servers, pids, strict=False):
+            server.stop(target=pid if wrapper else None)
+        for server in servers[len(pids) :]:
+            server.stop()
     if redis_url:
         delete_redis_rooms(redis_url, summary["codes"])
     return summary

@@ -1,0 +1,118 @@
+"""Each server benchmark runs at a tiny size and prints one valid JSON line.
+
+They run concurrently (each in its own subprocess, with its own servers on free ports) so
+the whole module stays well under half a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+TINY: dict[str, list[str]] = {
+    "load": ["--rooms", "2", "--seconds", "1", "--warmup", "0.2"],
+    "idle": ["--connections", "20", "--settle", "0.3"],
+    "scaleout": [
+        "--rooms",
+        "2",
+        "--seconds",
+        "0.5",
+        "--warmup",
+        "0.1",
+        "--redis-url",
+        REDIS_URL,
+    ],
+}
+
+
+def _redis_up() -> bool:
+    try:
+        client = redis.Redis.from_url(REDIS_URL, socket_timeout=1)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.RedisError, OSError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def outputs() -> Iterator[dict[str, subprocess.CompletedProcess[str]]]:
+    """Start every benchmark at once, then collect their outputs."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    names = [name for name in TINY if name != "scaleout" or _redis_up()]
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", f"benchmarks.{name}", *TINY[name]],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in names
+    }
+    done = {}
+    try:
+        for name, proc in procs.items():
+            out, err = proc.communicate(timeout=120)
+            done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        yield done
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def _record(outputs: dict[str, subprocess.CompletedProcess[str]], name: str) -> dict[str, Any]:
+    if name not in outputs:
+        pytest.skip(f"{name} needs Redis at {REDIS_URL}")
+    result = outputs[name]
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stdout
+    record: dict[str, Any] = json.loads(lines[0])
+    assert record["bench"] == name
+    return record
+
+
+def test_load_plays_moves_against_our_server_and_the_baseline(
+    outputs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    record = _record(outputs, "load")
+    run = record["runs"]["ours"][0]
+    assert run["moves"] > 0
+    assert run["docs_mismatched"] == 0 and run["docs_checked"] > 0
+    assert record["runs"]["baseline"][0]["moves"] > 0
+    assert record["ratio_moves"] > 0
+    assert record["ours"]["bytes"]["seat"]["snapshot_median"] > 0
+
+
+def test_idle_reports_memory_per_connection_for_both_servers(
+    outputs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    record = _record(outputs, "idle")
+    assert record["ours"]["runs"][0]["opened"] == 20
+    assert record["baseline"]["runs"][0]["opened"] == 20
+    assert "kib_per_connection" in record["ours"]
+
+
+def test_scaleout_compares_one_and_two_processes_over_redis(
+    outputs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    record = _record(outputs, "scaleout")
+    assert set(record["results"]) == {"memory", "redis_1", "redis_2_sticky"}
+    assert all(r[0]["moves"] > 0 for r in record["runs"].values())
+    assert record["ratio_two_to_one"] is not None
