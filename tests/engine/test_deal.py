@@ -41,6 +41,16 @@ def test_four_seats_dealer_0_gives_seat_1_the_top_card_and_every_fourth() -> Non
     assert pos.hands[0][-1] == DECK[27]
 
 
+def test_three_seats_dealer_2_deals_seat_0_first_then_1_then_2() -> None:
+    pos = deal(DECK, Options(seats=3), dealer=2)
+    assert pos.hands[0][:3] == (DECK[0], DECK[3], DECK[6])
+    assert pos.hands[1][:3] == (DECK[1], DECK[4], DECK[7])
+    assert pos.hands[2][:3] == (DECK[2], DECK[5], DECK[8])
+    assert pos.hands[2][-1] == DECK[20]
+    assert pile(pos, "N") == (DECK[21],)
+    assert pos.stock[0] == DECK[25]
+
+
 def test_the_next_four_cards_go_face_up_on_n_e_s_w_in_that_order() -> None:
     pos = deal(DECK, Options(seats=4), dealer=2)
     assert [pile(pos, name) for name in ("N", "E", "S", "W")] == [
