@@ -13,7 +13,7 @@ import contextlib
 import copy
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jsonpatch
@@ -39,8 +39,12 @@ class ServerError(Exception):
 class GameClient:
     """One connection to the server, with the viewer's document kept in step."""
 
-    def __init__(self, url: str, name: str = "Player", *, reconnect: bool = False) -> None:
-        self.url = url
+    def __init__(
+        self, url: str | Sequence[str], name: str = "Player", *, reconnect: bool = False
+    ) -> None:
+        #: Server addresses; after a dropped connection the next one is tried in turn.
+        self.urls = [url] if isinstance(url, str) else list(url)
+        self.url = self.urls[0]
         self.name = name
         self.reconnect = reconnect
         self.ws: ClientConnection | None = None
@@ -56,6 +60,8 @@ class GameClient:
         self.chat: list[Frame] = []
         self.errors: list[Frame] = []
         self.close_code: int | None = None
+        #: How many times the connection was re-established.
+        self.reconnects = 0
         self._seq = itertools.count(1)
         self._changed = asyncio.Condition()
         self._reader: asyncio.Task[None] | None = None
@@ -100,9 +106,9 @@ class GameClient:
                     frame = orjson.loads(data)
                     self.frames.append(frame)
                     await self._take(frame)
-                self.close_code = self.ws.close_code
+                self.close_code = self.ws.close_code or 1006
             except ConnectionClosed as exc:
-                self.close_code = exc.rcvd.code if exc.rcvd else None
+                self.close_code = exc.rcvd.code if exc.rcvd else 1006
             async with self._changed:
                 self._changed.notify_all()
             if self._closing or not self.reconnect:
@@ -112,6 +118,7 @@ class GameClient:
     async def _reconnect(self) -> None:
         delay = 0.05
         while not self._closing:
+            self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
             try:
                 self.ws = await connect(self.url, max_size=2**20, open_timeout=5)
                 await self._send({"type": "hello", "version": PROTOCOL_VERSION, "name": self.name})
@@ -119,6 +126,8 @@ class GameClient:
                     await self._send({"type": "join", "room": self.room, "token": self.token})
                 elif self.room is not None:
                     await self._send({"type": "join", "room": self.room, "spectate": True})
+                self.close_code = None
+                self.reconnects += 1
                 return
             except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
                 await asyncio.sleep(delay + random.random() * delay)

@@ -357,6 +357,13 @@ class KickedOut(_Message):
     room: str
 
 
+class Status(_Message):
+    """The server's shared store went down (moves are refused meanwhile) or came back."""
+
+    type: Literal["status"] = "status"
+    store: Literal["up", "down"]
+
+
 class Closing(_Message):
     """The server is shutting down; reconnect (with your token) in a moment."""
 
@@ -376,6 +383,7 @@ ServerMessage = Annotated[
     | HintReply
     | Left
     | KickedOut
+    | Status
     | Closing,
     Field(discriminator="type"),
 ]

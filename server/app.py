@@ -91,6 +91,8 @@ class GameServer:
         self.ws_server: Server | None = None
         self._bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
         self._closing = False
+        self.store_up = True
+        self._maintenance: asyncio.Task[None] | None = None
         store.set_handler(self._on_store_message)
 
     # --- bots ---------------------------------------------------------------------------
@@ -119,6 +121,38 @@ class GameServer:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    # --- maintenance ---------------------------------------------------------------------
+
+    def members(self) -> dict[str, dict[str, Any]]:
+        """This process's connections in rooms, for the shared presence records."""
+        return {
+            c.id: {"room": c.room.code, "seat": c.seat, "role": c.role}
+            for c in self.connections
+            if c.room is not None
+        }
+
+    async def maintain(self) -> None:
+        """Every ``tick``: heartbeat, notice store outages and recoveries, tick each room."""
+        settings = self.settings
+        while True:
+            up = await self.store.ping()
+            if up != self.store_up:
+                self.store_up = up
+                log.warning("store %s", "reachable again" if up else "unreachable")
+                frame = dumps({"type": "status", "store": "up" if up else "down"})
+                for conn in list(self.connections):
+                    conn.send(frame)
+            if up:
+                try:
+                    await self.store.heartbeat(
+                        settings.process_id, self.members(), settings.tick * 3
+                    )
+                    for live in list(self.lobby.rooms.values()):
+                        await live.tick()
+                except StoreUnavailable:
+                    pass
+            await asyncio.sleep(settings.tick)
 
     # --- store announcements ------------------------------------------------------------
 
@@ -153,7 +187,10 @@ class GameServer:
         strikes = 0
         try:
             async for frame in ws:
-                if not conn.allow():
+                if conn.allow():
+                    strikes = 0
+                else:
+                    # Refused frames in a row: past a burst's worth, the client is not listening.
                     strikes += 1
                     if strikes > self.settings.burst:
                         await ws.close(POLICY_VIOLATION, "rate limit exceeded")
@@ -424,6 +461,8 @@ class GameServer:
         if self._closing:
             return
         self._closing = True
+        if self._maintenance is not None:
+            self._maintenance.cancel()
         if self.ws_server is not None:
             self.ws_server.close(close_connections=False)
         frame = dumps({"type": "closing", "reason": "The server is restarting; reconnect shortly."})
@@ -476,7 +515,7 @@ async def make_store(settings: Settings) -> Store:
         import importlib
 
         redis_store = importlib.import_module("server.store.redis_store")
-        store: Store = redis_store.RedisStore(settings.redis_url)
+        store: Store = redis_store.RedisStore(settings.redis_url, settings.redis_prefix)
         return store
     from .store.memory import MemoryStore
 
@@ -488,7 +527,11 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
     if store is None:
         store = await make_store(settings)
     game = GameServer(settings, store)
-    await store.subscribe(f"proc:{settings.process_id}")
+    try:
+        await store.subscribe(f"proc:{settings.process_id}")
+    except StoreUnavailable:
+        log.warning("store unreachable at start; serving anyway and retrying")
+    game._maintenance = asyncio.create_task(game.maintain())
     game.ws_server = await serve(
         game.handle,
         settings.host,

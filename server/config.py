@@ -50,8 +50,13 @@ class Settings:
     ping_timeout: float = 20.0
     #: permessage-deflate compression (off: it costs CPU and memory per connection).
     compression: bool = False
+    #: Key and channel prefix in Redis (several deployments can share one Redis).
+    redis_prefix: str = "kc"
     #: Seconds of a lease on driving a room's bots and timers (several processes).
     lease: float = 5.0
+    #: Seconds between maintenance rounds: presence heartbeats, catching up with the store,
+    #: restarting bot turns a dead process was driving.
+    tick: float = 1.0
     #: Name of this process among several; random when not set.
     process_id: str = field(default_factory=lambda: secrets.token_hex(4))
 

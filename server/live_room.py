@@ -45,6 +45,7 @@ class LiveRoom:
         self._timer: asyncio.Task[None] | None = None
         self._timer_turn: tuple[int, int] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
+        self._missing: set[int] = set()
         self._expiry: asyncio.Task[None] | None = None
         self._listed: dict[str, Any] | None = None
         self._bots: dict[int, Any] = {}
@@ -97,7 +98,7 @@ class LiveRoom:
                 self._docs.pop(seat, None)
         conn.room, conn.seat = None, None
         if seat is not None and seat not in self.viewers and not quiet:
-            self._spawn(self._seat_left(seat))
+            self._grace[seat] = asyncio.create_task(self._seat_left(seat))
         if not self.viewers and self._expiry is None:
             self._expiry = asyncio.create_task(self._expire())
 
@@ -122,7 +123,13 @@ class LiveRoom:
         """
         async with self.lock:
             for _ in range(_RETRIES):
-                events = decide(self.room)
+                try:
+                    events = decide(self.room)
+                except ClientError:
+                    # Another process may have moved the room on: refuse only on fresh state.
+                    if await self._catch_up_locked():
+                        continue
+                    raise
                 if not events:
                     return
                 try:
@@ -153,10 +160,12 @@ class LiveRoom:
             await self._catch_up_locked()
         self.after_change()
 
-    async def _catch_up_locked(self) -> None:
+    async def _catch_up_locked(self) -> bool:
+        """Apply events stored since our version; True if there were any."""
         events = await self.server.store.read(self.code, self.room.version)
         if events:
             self._apply(events, None, None)
+        return bool(events)
 
     def _apply(self, events: list[Event], actor: Connection | None, seq: int | None) -> None:
         old_version = self.room.version
@@ -275,7 +284,7 @@ class LiveRoom:
             await self._try(lambda r: r.decide_timeout(turn_key, settings.idle_turns))
 
     async def _seat_left(self, seat: int) -> None:
-        """A seat's last connection here closed: mark it disconnected, then away after grace.
+        """A seat's last connection closed: mark it disconnected, then away after grace.
 
         A host gone past the grace period hands the role on.
         """
@@ -284,8 +293,37 @@ class LiveRoom:
             return
         await self._try(lambda r: _presence(r, seat, False))
         await asyncio.sleep(self.server.settings.grace)
-        if not self.seat_connected(seat):
+        if not self.seat_connected(seat) and not await self._present_elsewhere(seat):
             await self._try(lambda r: _away(r, seat) + r.decide_host(seat))
+
+    async def _present_elsewhere(self, seat: int) -> bool:
+        members = await self.server.store.presence(self.code)
+        return any(m.get("seat") == seat and m.get("role") == "player" for m in members)
+
+    async def tick(self) -> None:
+        """One maintenance round: fold in anything missed, restart a driver a dead process
+        left behind, and notice seats whose process died (their presence expired)."""
+        await self.catch_up()
+        settings = self.server.settings
+        connected = [
+            i
+            for i, s in enumerate(self.room.seats)
+            if s is not None and s.kind == "human" and (s.connected or not s.away)
+        ]
+        if not connected:
+            return
+        members = await self.server.store.presence(self.code)
+        present = {m.get("seat") for m in members if m.get("role") == "player"}
+        for seat in connected:
+            gone = seat not in present and not self.seat_connected(seat)
+            if not gone:
+                self._missing.discard(seat)
+            elif seat not in self._missing:
+                self._missing.add(seat)  # absent twice in a row before we act on it
+            elif (
+                seat not in self._grace or self._grace[seat].done()
+            ) and await self.server.store.lead(self.code, settings.process_id, settings.lease):
+                self._grace[seat] = asyncio.create_task(self._seat_left(seat))
 
     async def seat_returned(self, seat: int) -> None:
         await self._try(lambda r: _presence(r, seat, True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 from clients.net import GameClient
@@ -9,23 +10,31 @@ from clients.net import GameClient
 from .conftest import ClientFactory
 
 
+async def next_mover(players: list[GameClient], timeout: float = 10.0) -> GameClient | None:
+    """The player whose turn it is, once its own client knows; None when the match is over."""
+
+    def ready(c: GameClient) -> bool:
+        return c.my_turn or (c.game is not None and c.game["phase"] == "finished")
+
+    waits = [asyncio.ensure_future(p.until(ready, timeout)) for p in players]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED, timeout=timeout)
+    finally:
+        for w in waits:
+            w.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
+    mover = next((p for p in players if p.my_turn), None)
+    if mover is None and not any(ready(p) for p in players):
+        raise AssertionError("nobody got the turn")
+    return mover
+
+
 async def play_until_finished(players: list[GameClient], rng: random.Random) -> None:
     """Each player whose turn it is plays a random legal action, until the match ends."""
     for _ in range(5000):
-        game = players[0].game
-        assert game is not None
-        if game["phase"] == "finished":
-            return
-        mover = next((p for p in players if p.my_turn), None)
+        mover = await next_mover(players)
         if mover is None:
-            await players[0].until(
-                lambda c: (
-                    c.game is not None
-                    and (c.game["phase"] == "finished" or any(p.my_turn for p in players))
-                ),
-                timeout=10,
-            )
-            continue
+            return
         action = rng.choice(mover.game["legal"])  # type: ignore[index]
         reply = await mover.act(action)
         assert reply["type"] == "patch", reply
