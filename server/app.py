@@ -438,6 +438,11 @@ class GameServer:
     async def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         """Plain HTTP on the same port: health and the web client."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
+            if not self.store_up:
+                # Let a load balancer send this player to a replica that can reach the store.
+                return _response(
+                    HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n", "text/plain"
+                )
             return None
         path = request.path.split("?", 1)[0]
         if path == "/healthz":

@@ -135,7 +135,9 @@ class LiveRoom:
                 try:
                     version = await self.server.store.append(self.code, self.room.version, events)
                 except Conflict:
-                    await self._catch_up_locked()
+                    if not await self._catch_up_locked():
+                        # The store is behind us (it lost its last writes): start over from it.
+                        await self._reload_locked()
                     continue
                 self._apply(events, actor, seq)
                 if version != self.room.version:
@@ -166,6 +168,22 @@ class LiveRoom:
         if events:
             self._apply(events, None, None)
         return bool(events)
+
+    async def _reload_locked(self) -> None:
+        """Rebuild the room from the store's log and send everyone a fresh snapshot."""
+        events = await self.server.store.read(self.code)
+        room = Room(events[0])
+        for event in events[1:]:
+            room.apply(event)
+        log.warning(
+            "room %s reloaded at version %d (was %d)", self.code, room.version, self.room.version
+        )
+        self.room = room
+        self._docs = room.docs(self.viewers)
+        for viewer, conns in self.viewers.items():
+            for conn in conns:
+                self.send_snapshot(conn, self._docs[viewer])
+        asyncio.get_running_loop().call_soon(self.after_change)
 
     def _apply(self, events: list[Event], actor: Connection | None, seq: int | None) -> None:
         old_version = self.room.version
