@@ -300,7 +300,7 @@ def test_any_seed_and_any_choice_of_legal_actions_keeps_the_invariants(
     assert replay(match.record()) == match
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(min_value=0, max_value=2**32),
     seats=st.integers(min_value=2, max_value=4),
