@@ -1,0 +1,1 @@
+"""Hardening: limits, browsers, fuzzing, slow and dead clients, storms and audits under load."""
