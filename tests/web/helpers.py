@@ -1,0 +1,123 @@
+"""Driving the web client the way a person does: by what the page shows."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+
+from playwright.sync_api import Page, WebSocketRoute, expect
+
+from protocol.engine import DECK
+
+HAND_SIZE = 7
+
+
+def stacked_deck(
+    hands: Sequence[Sequence[str]], table: Sequence[str], stock: Sequence[str]
+) -> list[str]:
+    """A 52-card deck (index 0 = top) dealing ``hands`` when the last seat deals.
+
+    ``hands[k]`` is the hand of seat ``k``; seat 0 sits left of the dealer, so it gets the
+    first card and moves first. ``table`` goes face up on N, E, S, W; ``stock`` starts the
+    stock, and every card not named follows in canonical order.
+    """
+    deck = [hand[i] for i in range(HAND_SIZE) for hand in hands]
+    deck += [*table, *stock]
+    deck += [card for card in DECK if card not in set(deck)]
+    assert len(deck) == 52 and len(set(deck)) == 52
+    return deck
+
+
+def stack_the_deck(page: Page, decks: list[list[str]], dealer: int) -> None:
+    """Add stacked decks and a dealer to the room this page creates.
+
+    The lobby has no such options (they are for tests and tournaments), so the test adds
+    them to the page's outgoing ``create`` message; everything else passes unchanged.
+    """
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def forward(message: str | bytes) -> None:
+            if isinstance(message, str):
+                frame = json.loads(message)
+                if frame.get("type") == "create":
+                    frame["options"].update(decks=decks, dealer=dealer)
+                    message = json.dumps(frame)
+            server.send(message)
+
+        ws.on_message(forward)
+
+    page.route_web_socket(re.compile(r"^wss?://"), route)
+
+
+def hand_cards(page: Page) -> list[str]:
+    cards: list[str] = page.locator("#hand .card-btn").evaluate_all(
+        "buttons => buttons.map(b => b.dataset.card)"
+    )
+    return cards
+
+
+def gold_piles(page: Page) -> list[str]:
+    """The piles glowing gold for the current selection."""
+    piles: list[str] = page.locator("#board .pile.legal").evaluate_all(
+        "buttons => buttons.map(b => b.dataset.pile)"
+    )
+    return piles
+
+
+def result_shown(page: Page) -> bool:
+    return page.locator("#overlay").is_visible()
+
+
+def wait_for_mover(pages: Sequence[Page], timeout: float = 15.0) -> Page | None:
+    """The page whose turn it is, or None once the hand is over (bots move by themselves)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for page in pages:
+            if result_shown(page):
+                return None
+            if page.locator("#end-turn").is_enabled():
+                return page
+        pages[0].wait_for_timeout(40)
+    raise AssertionError("nobody got the turn")
+
+
+def play_a_card(page: Page) -> str | None:
+    """Tap the first card marked playable, then the first pile that glows gold for it.
+
+    Returns the action played (``7H>N``), or None when no card fits anywhere.
+    """
+    playable = page.locator("#hand .card-btn.playable")
+    if playable.count() == 0:
+        return None
+    button = playable.first
+    card = button.get_attribute("data-card")
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
+    piles = gold_piles(page)
+    assert piles, f"{card} is marked playable but lights no pile"
+    page.locator(f'#board [data-pile="{piles[0]}"]').click()
+    expect(page.locator(f'#hand [data-card="{card}"]')).to_have_count(0)
+    return f"{card}>{piles[0]}"
+
+
+def play_turn(page: Page) -> list[str]:
+    """Play every card that fits, then "Draw and end turn" (unless the hand ended)."""
+    played: list[str] = []
+    while not result_shown(page):
+        action = play_a_card(page)
+        if action is None:
+            break
+        played.append(action)
+    if not result_shown(page):
+        end = page.locator("#end-turn")
+        end.click()
+        expect(end).to_be_disabled()
+    return played
+
+
+def penalty(cards: Sequence[str]) -> int:
+    return sum(10 if card.startswith("K") else 1 for card in cards)
