@@ -961,7 +961,7 @@ function plate(i, g, position) {
   );
 }
 
-function pileLabel(name, cards, fits, selected) {
+function pileLabel(name, cards, fits, selected, movable) {
   const where = t(CORNERS.has(name) ? "pile.corner" : "pile.side", { pile: t(`pile.${name}`) });
   let label;
   if (!cards.length) label = t(CORNERS.has(name) ? "pile.empty_corner" : "pile.empty_side", { where });
@@ -975,6 +975,7 @@ function pileLabel(name, cards, fits, selected) {
     });
   }
   if (fits) label += t("pile.fits");
+  if (movable) label += t("pile.movable");
   if (selected) label += t("pile.selected");
   return label;
 }
@@ -986,6 +987,7 @@ function pileButton(name, g, goals, movable) {
   const hinted = S.hint && (S.hint.pile === name || S.hint.to === name);
   const classes = ["pile", CORNERS.has(name) ? "corner" : "side", `at-${name}`];
   if (!cards.length) classes.push("empty");
+  if (cards.length >= 2) classes.push("stacked");
   if (fits) classes.push("legal");
   if (selected) classes.push("selected");
   if (hinted) classes.push("hinted");
@@ -1016,7 +1018,7 @@ function pileButton(name, g, goals, movable) {
       type: "button",
       class: classes.join(" "),
       dataset: { pile: name, focusKey: `pile:${name}` },
-      "aria-label": pileLabel(name, cards, fits, selected),
+      "aria-label": pileLabel(name, cards, fits, selected, movable.has(name)),
       "aria-pressed": S.role === "player" ? String(Boolean(selected)) : null,
       disabled: S.role !== "player",
     },
@@ -1094,6 +1096,12 @@ function statusText(g) {
   if (S.role !== "player") return `${t("status.watching")} ${t("status.turn_of", { name: seatName(g.turn) })}`;
   if (!myTurn()) return t("status.turn_of", { name: seatName(g.turn) });
   if (S.hint && S.hint.type === "end_turn") return t("status.hint_end");
+  if (S.hint && S.hint.type === "play") {
+    return t("status.hint_play", { card: cardText(S.hint.card), pile: t(`pile.${S.hint.pile}`) });
+  }
+  if (S.hint && S.hint.type === "move") {
+    return t("status.hint_move", { from: t(`pile.${S.hint.from}`), to: t(`pile.${S.hint.to}`) });
+  }
   if (S.sel && S.sel.kind === "card") {
     const key = targets().size ? "status.card_selected" : "status.no_fit";
     return t(key, { card: cardText(S.sel.card) });
@@ -1225,16 +1233,18 @@ function renderOverlay() {
   $("result-title").textContent = finished
     ? t("result.match_title")
     : t("result.hand_title", { n: g.hand_no });
-  let reason =
+  $("result-reason").textContent =
     result.reason === "emptied"
       ? t("result.out", { name: seatName(result.out) })
       : t("result.blocked");
+  let winners = "";
   if (finished && g.winners) {
     const names = g.winners.map(seatName).join(t("result.and"));
-    reason += ` ${t(g.winners.length > 1 ? "result.winners" : "result.winner", { names })}`;
-    if (S.seat !== null && g.winners.includes(S.seat)) reason += ` ${t("result.you_won")}`;
+    winners = t(g.winners.length > 1 ? "result.winners" : "result.winner", { names });
+    if (S.seat !== null && g.winners.includes(S.seat)) winners += ` ${t("result.you_won")}`;
   }
-  $("result-reason").textContent = reason;
+  $("result-winners").textContent = winners;
+  $("result-winners").hidden = !winners;
   const head = el(
     "tr",
     {},
@@ -1248,7 +1258,11 @@ function renderOverlay() {
     const faces = el(
       "div",
       { class: "left-cards", role: "img", "aria-label": names || t("result.none") },
-      ...cards.map((card) => cardFace(card)),
+      ...cards.map((card) => {
+        const face = cardFace(card);
+        face.classList.add("mini");
+        return face;
+      }),
     );
     if (!cards.length) faces.append(el("span", { class: "muted", text: t("result.none") }));
     return el(
@@ -1291,6 +1305,7 @@ function renderOverlay() {
 
 function renderAll() {
   translateStatic();
+  document.title = t("app.title");
   $("lang").textContent = t("lang.button");
   $("lang").setAttribute("aria-label", t("lang.switch"));
   renderLog();

@@ -150,12 +150,13 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     # Ben's turn on the phone: the first card goes by drag and drop, the rest by taps.
     expect(ben.locator("#end-turn")).to_be_enabled()
     expect(ben.locator("#end-turn")).to_have_text("Robar y terminar turno")
+    ben.evaluate("window.scrollTo(0, 0)")  # the chat above scrolled the page down
     ben.locator('#hand [data-card="KS"]').click()
     corners = gold_piles(ben)
     assert corners == ["NW", "NE", "SW", "SE"]
-    ben.locator('#hand [data-card="KS"]').click()
     shot(ben, "table-phone")
-    ben.evaluate("window.scrollTo(0, 0)")  # the chat above scrolled the page down
+    shot(cleo, "table-spectator-desktop")
+    ben.locator('#hand [data-card="KS"]').click()
     source = ben.locator('#hand [data-card="KS"]').bounding_box()
     target = ben.locator('#board [data-pile="NE"]').bounding_box()
     assert source is not None and target is not None
@@ -179,8 +180,9 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
 
     # The match is over (target 1): everyone sees who went out and what each was left with.
     expect(ana.locator("#result-title")).to_have_text("Match over")
-    expect(ana.locator("#result-reason")).to_contain_text("Ana went out.")
-    expect(ana.locator("#result-reason")).to_contain_text("Winner: Ana")
+    expect(ana.locator("#result-reason")).to_have_text("Ana went out.")
+    expect(ana.locator("#result-winners")).to_have_text("Winner: Ana. You won!")
+    expect(ben.locator("#result-winners")).to_have_text("Gana: Ana.")
     expect(ben.locator("#result-title")).to_have_text("Fin de la partida")
     rows = ana.locator("#result-table tbody tr")
     expect(rows).to_have_count(3)
@@ -264,16 +266,20 @@ def test_keyboard_play_next_hand_and_language_switch(pages: Pages, shot: Shot) -
     expect(ana.locator("#pane-score tbody tr").nth(1)).to_contain_text("7")
 
 
-def test_quick_play_seats_a_lone_player_with_bots(pages: Pages) -> None:
-    page = pages.open("quick", viewport={"width": 390, "height": 844})
+def test_quick_play_seats_a_lone_player_with_bots(pages: Pages, shot: Shot) -> None:
+    page = pages.open("quick")
     page.fill("#name", "Quinn")
-    page.select_option("#quick-seats", "2")
+    page.select_option("#quick-seats", "4")
     page.click("#quick-go")
-    expect(page.locator("#quick-wait-text")).to_have_text("Looking for a table of 2…")
-    # After the server's short matchmaking wait a bot takes the other seat.
+    expect(page.locator("#quick-wait-text")).to_have_text("Looking for a table of 4…")
+    # After the server's short matchmaking wait, bots take the other three seats.
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#me-plate .pname")).to_have_text("Quinn")
-    expect(page.locator("#opponents .plate")).to_have_count(1)
-    expect(page.locator("#opponents .plate")).to_contain_text("bot")
+    plates = page.locator("#opponents .plate")
+    expect(plates).to_have_count(3)
+    for i in range(3):
+        expect(plates.nth(i)).to_contain_text("bot")
+    expect(page.locator("#end-turn")).to_be_enabled()
+    shot(page, "table-four-seats-desktop")
     expect(page.locator("#hand .card-btn")).to_have_count(7)
     expect(page.locator("#board .pile")).to_have_count(8)
