@@ -103,3 +103,73 @@ def greedy_turn(hand: int, piles: Piles) -> tuple[int, Piles, list[CardMove]]:
         hand, piles = do_move(hand, piles, step)
         path.append(step)
     return hand, piles, path
+
+
+def greedy_play(hand: int, piles: list[int]) -> int:
+    """:func:`greedy_turn` for simulations: updates ``piles`` in place, returns the hand left.
+
+    Same choices as :func:`greedy_step`, without recording them or copying the table.
+    """
+    while hand:
+        first_side = first_corner = -1
+        tops: dict[int, int] = {}
+        for i in range(8):
+            code = piles[i]
+            if code == EMPTY:
+                if i < 4:
+                    if first_side < 0:
+                        first_side = i
+                elif first_corner < 0:
+                    first_corner = i
+            else:
+                tops[code & 63] = i
+        if first_corner >= 0:
+            kings = hand & KING_MASK
+            if kings:
+                low = kings & -kings
+                card = low.bit_length() - 1
+                piles[first_corner] = card << 6 | card
+                hand ^= low
+                continue
+        moved = False
+        for i in range(8):
+            code = piles[i]
+            if code == EMPTY:
+                continue
+            base = code >> 6
+            if IS_KING_ID[base]:
+                if i < 4 and first_corner >= 0:
+                    piles[first_corner] = code
+                    piles[i] = EMPTY
+                    moved = True
+                    break
+                continue
+            for onto in FITS_UNDER_ID[base]:
+                dst = tops.get(onto)
+                if dst is not None and dst != i:
+                    piles[dst] = (piles[dst] & ~63) | (code & 63)
+                    piles[i] = EMPTY
+                    moved = True
+                    break
+            if moved:
+                break
+        if moved:
+            continue
+        played = False
+        for top, i in tops.items():
+            fit = FITS_ON_MASK[top] & hand
+            if fit:
+                low = fit & -fit
+                piles[i] = (piles[i] & ~63) | (low.bit_length() - 1)
+                hand ^= low
+                played = True
+                break
+        if played:
+            continue
+        if first_side >= 0:
+            card = best_filler(hand)
+            piles[first_side] = card << 6 | card
+            hand &= ~(1 << card)
+            continue
+        break
+    return hand

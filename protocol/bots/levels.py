@@ -21,7 +21,7 @@ DEFAULT_BUDGET_MS = 80.0
 CONFIGS: dict[str, SearchConfig] = {
     "medium": SearchConfig(overlook_moves=0.35, noise=0.7),
     "hard": SearchConfig(),
-    "expert": SearchConfig(worlds=48, candidates=8),
+    "expert": SearchConfig(worlds=120, candidates=16),
 }
 
 _SIMPLE: dict[str, Callable[[int | str | None], Bot]] = {

@@ -22,15 +22,17 @@ from .worlds import DEFAULT_SCORING, RoundScoring, play_round, sample_world
 class SearchConfig:
     """How hard a search bot looks.
 
-    ``node_limit`` bounds the positions listed per turn. ``candidates`` and ``worlds`` set
-    the sampling (``worlds=0`` turns it off); ``budget_ms`` stops sampling early whatever
-    ``worlds`` says (None: no clock, fully reproducible). ``overlook_moves`` is the chance
-    of not seeing pile moves this turn and ``noise`` the spread of misjudgement, in cards.
+    ``node_limit`` bounds the positions listed per turn. ``candidates``, ``worlds`` (the most
+    any candidate sees) and ``first_stage`` set the sampling (``worlds=0`` turns it off);
+    ``budget_ms`` stops the search early whatever the other limits say (None: no clock,
+    fully reproducible). ``overlook_moves`` is the chance of not seeing pile moves this
+    turn and ``noise`` the spread of misjudgement, in cards.
     """
 
     node_limit: int = 4000
-    candidates: int = 8
+    candidates: int = 16
     worlds: int = 0
+    first_stage: int = 8
     budget_ms: float | None = None
     overlook_moves: float = 0.0
     noise: float = 0.0
@@ -52,7 +54,8 @@ class SearchBot(PlanningBot):
     def best_end(self, seen: Seen) -> TurnEnd:
         cfg = self.config
         started = time.perf_counter()
-        ends, _ = turn_ends(seen.hand, seen.piles, cfg.node_limit)
+        deadline = None if cfg.budget_ms is None else started + cfg.budget_ms / 2000.0
+        ends, _ = turn_ends(seen.hand, seen.piles, cfg.node_limit, deadline)
         if cfg.overlook_moves and self.rng.random() < cfg.overlook_moves:
             seen_ends = [e for e in ends if not any(m[0] == MOVE for m in e.path)]
             ends = seen_ends or ends
@@ -72,17 +75,28 @@ class SearchBot(PlanningBot):
         return self._sample(seen, [ends[i] for _, i in scored[: cfg.candidates]], started)
 
     def _sample(self, seen: Seen, candidates: list[TurnEnd], started: float) -> TurnEnd:
+        """Successive halving over sampled worlds: every live candidate is played out in the
+        same worlds; after each stage the worse half drops out and the next stage doubles
+        the worlds, until one is left, ``worlds`` are used or the budget runs out."""
         cfg = self.config
         deadline = None if cfg.budget_ms is None else started + cfg.budget_ms / 1000.0
         totals = [0.0] * len(candidates)
-        for _ in range(cfg.worlds):
-            world = sample_world(seen, self.rng)
-            for i, end in enumerate(candidates):
-                totals[i] += play_round(seen, world, end.hand, end.piles, cfg.scoring)
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-        return candidates[best]
+        alive = list(range(len(candidates)))
+        used = 0
+        step = max(1, cfg.first_stage)
+        while len(alive) > 1 and used < cfg.worlds:
+            for _ in range(min(step, cfg.worlds - used)):
+                world = sample_world(seen, self.rng)
+                for i in alive:
+                    end = candidates[i]
+                    totals[i] += play_round(seen, world, end.hand, end.piles, cfg.scoring)
+                used += 1
+                if deadline is not None and time.perf_counter() > deadline:
+                    return candidates[max(alive, key=lambda i: (totals[i], -i))]
+            alive.sort(key=lambda i: (-totals[i], i))
+            alive = alive[: max(1, (len(alive) + 1) // 2)]
+            step *= 2
+        return candidates[max(alive, key=lambda i: (totals[i], -i))]
 
 
 __all__ = ["SearchBot", "SearchConfig"]

@@ -8,6 +8,7 @@ position here; a node limit keeps pathological turns bounded.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from .model import CardMove, Piles, do_move, turn_moves
@@ -26,9 +27,12 @@ def _key(hand: int, piles: Piles) -> tuple[int, tuple[int, ...], tuple[int, ...]
     return hand, tuple(sorted(piles[:4])), tuple(sorted(piles[4:]))
 
 
-def turn_ends(hand: int, piles: Piles, limit: int = 4000) -> tuple[list[TurnEnd], bool]:
+def turn_ends(
+    hand: int, piles: Piles, limit: int = 4000, deadline: float | None = None
+) -> tuple[list[TurnEnd], bool]:
     """The distinct end positions of this turn (the start included) and whether the search
-    was complete (False when ``limit`` positions were reached first)."""
+    was complete (False when ``limit`` positions or the ``perf_counter`` ``deadline`` were
+    reached first)."""
     start = TurnEnd(hand, piles, ())
     seen = {_key(hand, piles)}
     ends = [start]
@@ -46,6 +50,8 @@ def turn_ends(hand: int, piles: Piles, limit: int = 4000) -> tuple[list[TurnEnd]
             child = TurnEnd(hand2, piles2, (*node.path, move))
             ends.append(child)
             if len(ends) >= limit:
+                return ends, False
+            if deadline is not None and not len(ends) & 255 and time.perf_counter() > deadline:
                 return ends, False
             stack.append(child)
     return ends, True

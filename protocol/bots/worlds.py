@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .base import Seen
 from .evaluate import WIN
-from .greedy import greedy_turn
+from .greedy import greedy_play
 from .model import KING_MASK, Piles, cards_of, hand_penalty
 
 
@@ -82,16 +82,17 @@ def play_round(
         hand |= 1 << stock[drawn]
         drawn += 1
     hands[me] = hand
+    table = list(piles)
     for k in range(1, seats):
         seat = (me + k) % seats
-        left, piles, _ = greedy_turn(hands[seat], piles)
+        left = greedy_play(hands[seat], table)
         if not left:
             return -scoring.lose - hand_penalty(hand)
         if drawn < len(stock):
             left |= 1 << stock[drawn]
             drawn += 1
         hands[seat] = left
-    left, piles, _ = greedy_turn(hand, piles)
+    left = greedy_play(hand, table)
     others = scoring.others * sum(h.bit_count() for h in hands) / (seats - 1)
     others -= scoring.others * hand.bit_count() / (seats - 1)
     if not left:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from protocol.bots.base import Seen
-from protocol.bots.greedy import best_filler, chain_length, greedy_turn
+from protocol.bots.greedy import best_filler, chain_length, greedy_play, greedy_turn
 from protocol.bots.model import (
     CARD_ID,
     EMPTY,
@@ -149,3 +149,14 @@ def test_sampled_worlds_match_the_public_counts_and_hide_nothing_seen() -> None:
             len(cards_of(union)) + len(world.stock) + sum(len(p) for p in view["piles"].values())
             == 52
         )
+
+
+def test_in_place_greedy_makes_the_same_choices_as_the_recorded_one() -> None:
+    for match in random_positions(60):
+        pos = match.position
+        hand = mask_of(pos.hands[pos.turn])
+        piles = tuple(pile_code(p) for p in pos.piles)
+        left, after, _ = greedy_turn(hand, piles)
+        table = list(piles)
+        assert greedy_play(hand, table) == left
+        assert tuple(table) == after
