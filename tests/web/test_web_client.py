@@ -133,7 +133,7 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     ana.keyboard.press("Enter")
     assert gold_piles(ana) == ["N"]
     expect(ana.locator('#board [data-pile="N"]')).to_have_attribute(
-        "aria-label", "North pile: 9 of clubs, 1 card, it fits here"
+        "aria-label", "North pile: 9 of clubs, 1 card, it fits here, can be moved"
     )
     shot(ana, "table-desktop")
     ana.locator('#board [data-pile="N"]').focus()
