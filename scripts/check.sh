@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -x .venv/bin/python ]; then PATH="$PWD/.venv/bin:$PATH"; fi
-ruff format --check .
-ruff check .
+ruff format --check protocol server clients tests benchmarks
+ruff check protocol server clients tests benchmarks
 mypy
 python -m pytest "$@"

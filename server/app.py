@@ -152,6 +152,9 @@ class GameServer:
                         await live.tick()
                 except StoreUnavailable:
                     pass
+                except Exception:
+                    # Maintenance must outlive any one bad round; the bug is logged.
+                    log.exception("maintenance round failed")
             await asyncio.sleep(settings.tick)
 
     # --- store announcements ------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Server processes of our own over a real Redis, started and ended by process id."""
+"""Server processes of our own over a real Redis, started and ended by process id.
+
+Set ``KC_TEST_SERVER_LOG`` to a file name to keep the servers' logs of a run.
+"""
 
 from __future__ import annotations
 
@@ -51,7 +54,7 @@ class ServerProcess:
             "serve",
             env=self.env,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=open(os.environ.get("KC_TEST_SERVER_LOG", os.devnull), "ab"),
         )
         assert self.proc.stdout is not None
         line = (await asyncio.wait_for(self.proc.stdout.readline(), 30)).decode()
