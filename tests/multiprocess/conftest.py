@@ -47,15 +47,16 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}/"
 
     async def start(self) -> ServerProcess:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "server",
-            "serve",
-            env=self.env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=open(os.environ.get("KC_TEST_SERVER_LOG", os.devnull), "ab"),
-        )
+        with open(os.environ.get("KC_TEST_SERVER_LOG", os.devnull), "ab") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "server",
+                "serve",
+                env=self.env,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
+            )
         assert self.proc.stdout is not None
         line = (await asyncio.wait_for(self.proc.stdout.readline(), 30)).decode()
         self.port = int(line.rsplit(":", 1)[1].strip(" /\n"))
