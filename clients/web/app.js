@@ -282,7 +282,9 @@ function onJoined(frame) {
   const url = new URL(location.href);
   url.searchParams.set("room", S.room);
   history.replaceState(null, "", url);
-  if (announce) note(frame.role === "spectator" ? "note.watching" : "note.joined", { code: S.room });
+  if (announce) {
+    note(frame.role === "spectator" ? "note.watching" : "note.joined", { code: S.room });
+  }
   render();
 }
 
@@ -381,6 +383,9 @@ function clearRoom() {
 
 // --- the table log -----------------------------------------------------------------------
 
+const HAND_OVER_RE =
+  /^(?:(.*) went out and wins the hand\.|Nobody can or will move: the hand is blocked\.) Penalties: (.*)\.$/;
+
 const LOG_PATTERNS = [
   [/^(.*) played (\S+) on (\S+)\.$/, (m) => ["log.play", { name: m[1], card: m[2], pile: m[3] }]],
   [
@@ -423,9 +428,7 @@ function logText(line) {
     for (const name of ["pile", "from", "to"]) if (vars[name]) vars[name] = localPile(vars[name]);
     return t(key, vars);
   }
-  const over = /^(?:(.*) went out and wins the hand\.|Nobody can or will move: the hand is blocked\.) Penalties: (.*)\.$/.exec(
-    text,
-  );
+  const over = HAND_OVER_RE.exec(text);
   if (over) {
     const first = over[1] !== undefined ? t("log.out", { name: over[1] }) : t("log.blocked");
     return `${first} ${t("log.penalties", { list: over[2] })}`;
@@ -838,6 +841,10 @@ function shareLink() {
   return url.toString();
 }
 
+function botLabel(seat) {
+  return t("seat.bot", { level: t(`level.${seat.level}`) });
+}
+
 function seatButton(text, onclick, label) {
   return el("button", { type: "button", class: "small", text, "aria-label": label, onclick });
 }
@@ -854,14 +861,16 @@ function renderWaiting() {
       const tags = [];
       if (seat && room.host === i) tags.push(t("wait.host"));
       if (i === S.seat) tags.push(t("seat.you"));
-      if (seat && seat.kind === "bot") tags.push(t("seat.bot", { level: t(`level.${seat.level}`) }));
+      if (seat && seat.kind === "bot") tags.push(botLabel(seat));
       if (seat && seat.kind === "human") {
         if (!seat.connected) tags.push(t("seat.offline"));
         if (room.host !== i) tags.push(t(seat.ready ? "wait.ready" : "wait.not_ready"));
       }
       let control = null;
       if (!seat && isHost) {
-        control = seatButton(t("wait.add_bot"), () => send({ type: "add_bot", seat: i, level: botLevel }));
+        control = seatButton(t("wait.add_bot"), () =>
+          send({ type: "add_bot", seat: i, level: botLevel }),
+        );
       } else if (!seat && S.seat !== i) {
         control = seatButton(t("wait.sit"), () => {
           ensureName();
@@ -880,7 +889,14 @@ function renderWaiting() {
       return el(
         "li",
         {
-          class: `wait-seat${seat ? "" : " empty"}${i === S.seat ? " mine" : ""}${ready ? " ready" : ""}`,
+          class: [
+            "wait-seat",
+            seat ? "" : "empty",
+            i === S.seat ? "mine" : "",
+            ready ? "ready" : "",
+          ]
+            .filter(Boolean)
+            .join(" "),
           dataset: { seat: String(i) },
         },
         el("span", { class: "seat-no", text: String(i + 1) }),
@@ -932,9 +948,11 @@ function plate(i, g, position) {
   if (seat && seat.kind === "human" && !seat.connected) classes.push("offline");
   if (g.winners && g.winners.includes(i)) classes.push("winner");
   let kind = t("seat.empty");
-  if (seat && seat.kind === "bot") kind = t("seat.bot", { level: t(`level.${seat.level}`) });
+  if (seat && seat.kind === "bot") kind = botLabel(seat);
   else if (seat && seat.away) kind = t("seat.away");
-  else if (seat) kind = `${t("seat.human")} · ${t(seat.connected ? "seat.online" : "seat.offline")}`;
+  else if (seat) {
+    kind = `${t("seat.human")} · ${t(seat.connected ? "seat.online" : "seat.offline")}`;
+  }
   const countText = count === 1 ? t("seat.card_one") : t("seat.cards", { n: count });
   const backs = el("span", { class: "mini-backs", "aria-hidden": "true" });
   for (let k = 0; k < Math.min(count, 12); k += 1) backs.append(el("span", { class: "mini-back" }));
@@ -953,7 +971,12 @@ function plate(i, g, position) {
       el("span", { class: "dot", "aria-hidden": "true" }),
       el("span", { class: "pname", text: name }),
       g.dealer === i
-        ? el("span", { class: "dealer-chip", title: t("seat.dealer"), text: "D", "aria-hidden": "true" })
+        ? el("span", {
+            class: "dealer-chip",
+            title: t("seat.dealer"),
+            text: "D",
+            "aria-hidden": "true",
+          })
         : null,
     ),
     el("div", { class: "plate-sub", text: kind }),
@@ -964,8 +987,12 @@ function plate(i, g, position) {
 function pileLabel(name, cards, fits, selected, movable) {
   const where = t(CORNERS.has(name) ? "pile.corner" : "pile.side", { pile: t(`pile.${name}`) });
   let label;
-  if (!cards.length) label = t(CORNERS.has(name) ? "pile.empty_corner" : "pile.empty_side", { where });
-  else if (cards.length === 1) label = t("pile.one", { where, top: cardName(cards[0]) });
+  if (!cards.length) {
+    label = t(CORNERS.has(name) ? "pile.empty_corner" : "pile.empty_side", { where });
+  }
+  else if (cards.length === 1) {
+    label = t("pile.one", { where, top: cardName(cards[0]) });
+  }
   else {
     label = t("pile.many", {
       where,
@@ -1024,7 +1051,9 @@ function pileButton(name, g, goals, movable) {
     },
     el("span", { class: "pile-name", "aria-hidden": "true", text: localPile(name) }),
     stack,
-    cards.length ? el("span", { class: "count", "aria-hidden": "true", text: String(cards.length) }) : null,
+    cards.length
+      ? el("span", { class: "count", "aria-hidden": "true", text: String(cards.length) })
+      : null,
   );
   if (cards.length && S.role === "player") {
     button.addEventListener("pointerdown", (event) =>
@@ -1054,7 +1083,8 @@ function handButtons(g) {
     if (selected) classes.push("selected");
     if (fits) classes.push("playable");
     if (S.fresh.has(card)) classes.push("drawn");
-    const label = cardName(card) + (fits ? t("hand.playable") : "") + (selected ? t("hand.selected") : "");
+    const label =
+      cardName(card) + (fits ? t("hand.playable") : "") + (selected ? t("hand.selected") : "");
     const button = el(
       "button",
       {
@@ -1093,8 +1123,9 @@ function trackChanges(g) {
 function statusText(g) {
   if (g.phase === "finished") return t("status.finished");
   if (g.phase === "hand_over") return t("status.hand_over");
-  if (S.role !== "player") return `${t("status.watching")} ${t("status.turn_of", { name: seatName(g.turn) })}`;
-  if (!myTurn()) return t("status.turn_of", { name: seatName(g.turn) });
+  const playing = t("status.turn_of", { name: seatName(g.turn) });
+  if (S.role !== "player") return `${t("status.watching")} ${playing}`;
+  if (!myTurn()) return playing;
   if (S.hint && S.hint.type === "end_turn") return t("status.hint_end");
   if (S.hint && S.hint.type === "play") {
     return t("status.hint_play", { card: cardText(S.hint.card), pile: t(`pile.${S.hint.pile}`) });
@@ -1106,7 +1137,9 @@ function statusText(g) {
     const key = targets().size ? "status.card_selected" : "status.no_fit";
     return t(key, { card: cardText(S.sel.card) });
   }
-  if (S.sel && S.sel.kind === "pile") return t("status.pile_selected", { pile: t(`pile.${S.sel.pile}`) });
+  if (S.sel && S.sel.kind === "pile") {
+    return t("status.pile_selected", { pile: t(`pile.${S.sel.pile}`) });
+  }
   return t("status.your_turn");
 }
 
@@ -1135,7 +1168,8 @@ function renderTable(g) {
   const hand = $("hand");
   if (S.role === "player") {
     const buttons = handButtons(g);
-    hand.replaceChildren(...(buttons.length ? buttons : [el("span", { class: "muted", text: t("hand.empty") })]));
+    const empty = el("span", { class: "muted", text: t("hand.empty") });
+    hand.replaceChildren(...(buttons.length ? buttons : [empty]));
     hand.hidden = false;
   } else {
     hand.replaceChildren();
@@ -1175,7 +1209,9 @@ function renderScore() {
     return;
   }
   const head = el("tr", {}, el("th", { scope: "col", text: t("score.player") }));
-  g.scores.forEach((_, k) => head.append(el("th", { scope: "col", text: t("score.hand", { n: k + 1 }) })));
+  g.scores.forEach((_, k) => {
+    head.append(el("th", { scope: "col", text: t("score.hand", { n: k + 1 }) }));
+  });
   head.append(el("th", { scope: "col", text: t("score.total") }));
   const rows = g.totals.map((total, i) => {
     const row = el(
@@ -1190,7 +1226,11 @@ function renderScore() {
         "td",
         { class: "total" },
         el("span", { text: String(total) }),
-        el("span", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${share}%` })),
+        el(
+          "span",
+          { class: "bar", "aria-hidden": "true" },
+          el("span", { style: `width:${share}%` }),
+        ),
       ),
     );
     return row;

@@ -52,7 +52,6 @@ const STRINGS = {
     "lobby.room_watching": "{n} watching",
     "lobby.join_room": "Join",
     "lobby.need_code": "Type a room code of 6 letters and digits.",
-    "lobby.need_name": "Choose a name first.",
 
     "level.random": "random",
     "level.heuristic": "heuristic",
@@ -302,7 +301,6 @@ const STRINGS = {
     "lobby.room_watching": "{n} mirando",
     "lobby.join_room": "Entrar",
     "lobby.need_code": "Escribe un código de sala de 6 letras y números.",
-    "lobby.need_name": "Elige antes un nombre.",
 
     "level.random": "aleatorio",
     "level.heuristic": "heurístico",
