@@ -1140,6 +1140,7 @@ function statusText(g) {
   if (S.sel && S.sel.kind === "pile") {
     return t("status.pile_selected", { pile: t(`pile.${S.sel.pile}`) });
   }
+  if (!legal().includes("end") && S.doc.room.options.kings_first) return t("status.kings_first");
   return t("status.your_turn");
 }
 
@@ -1184,6 +1185,9 @@ function renderTable(g) {
   const draws = g.stock > 0 && S.doc.room.options.draw !== "start";
   endButton.textContent = t(draws ? "act.draw_end" : "act.end");
   endButton.disabled = !legal().includes("end");
+  // With "kings first" the server leaves "end" out while a king must still go to a corner.
+  const kingFirst = myTurn() && endButton.disabled && S.doc.room.options.kings_first;
+  endButton.title = kingFirst ? t("status.kings_first") : "";
   endButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "end_turn"));
   $("hint").disabled = !myTurn();
   const mine = S.seat !== null ? S.doc.room.seats[S.seat] : null;

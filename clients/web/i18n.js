@@ -122,6 +122,7 @@ const STRINGS = {
     "status.hand_over": "The hand is over.",
     "status.finished": "The match is over.",
     "status.hint_end": "Hint: end your turn.",
+    "status.kings_first": "Kings first: put your king in an empty corner before ending the turn.",
     "status.hint_play": "Hint: play {card} on the {pile} pile.",
     "status.hint_move": "Hint: move the {from} pile onto {to}.",
 
@@ -371,6 +372,7 @@ const STRINGS = {
     "status.hand_over": "La mano ha terminado.",
     "status.finished": "La partida ha terminado.",
     "status.hint_end": "Pista: termina tu turno.",
+    "status.kings_first": "Reyes primero: pon tu rey en una esquina vacía antes de terminar.",
     "status.hint_play": "Pista: juega {card} en el montón {pile}.",
     "status.hint_move": "Pista: mueve el montón {from} sobre {to}.",
 

@@ -146,6 +146,10 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     assert played == ["8H>N", "7S>N", "6D>N", "5C>N", "4H>N", "3S>N"]
     expect(ana.locator("#hand .card-btn")).to_have_count(2)
     expect(ben.locator('.plate[data-seat="0"]')).to_contain_text("2 cartas")
+    # Ben's table log is in Spanish, rebuilt from the server's lines.
+    ben.click("#tab-log")
+    expect(ben.locator("#log")).to_contain_text(re.compile("Ana jugó 8\u2665\ufe0e? en N\\."))
+    expect(ben.locator("#log")).to_contain_text("Ana robó una carta y terminó su turno.")
 
     # Ben's turn on the phone: the first card goes by drag and drop, the rest by taps.
     expect(ben.locator("#end-turn")).to_be_enabled()
