@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -10,6 +12,7 @@ from clients.net import GameClient
 from server.app import GameServer, port_of, start_server
 from server.config import Settings
 from server.connection import Connection
+from tests.redis_helpers import DEFAULT_REDIS_URL, delete_prefix
 
 from .audit import Recorder
 
@@ -37,11 +40,22 @@ test_settings = make_settings
 test_settings.__test__ = False  # type: ignore[attr-defined]
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[GameServer]:
-    game = await start_server(make_settings())
-    yield game
-    await game.shutdown()
+@pytest.fixture(params=["memory", "redis"])
+async def server(request: pytest.FixtureRequest) -> AsyncIterator[GameServer]:
+    """A live server on each store: the embedded one and a real Redis (private prefix)."""
+    if request.param == "memory":
+        game = await start_server(make_settings())
+        yield game
+        await game.shutdown()
+        return
+    url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+    prefix = f"kc-test-{uuid.uuid4().hex[:12]}"
+    game = await start_server(make_settings(redis_url=url, redis_prefix=prefix, tick=0.2))
+    try:
+        yield game
+    finally:
+        await game.shutdown()
+        await delete_prefix(url, prefix)
 
 
 @pytest.fixture
