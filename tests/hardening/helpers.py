@@ -101,6 +101,7 @@ async def table(pool: Clients, humans: int, **options: Any) -> list[GameClient]:
     for i in range(1, humans):
         p = await pool.new(f"P{i}")
         await p.join(code)
+        await p.ready()
         players.append(p)
     fill = "random" if humans < options.get("seats", 4) else None
     await host.start(fill)
@@ -113,25 +114,38 @@ def mover(players: list[GameClient]) -> GameClient | None:
     return next((p for p in players if p.my_turn), None)
 
 
+def over(c: GameClient) -> bool:
+    return c.game is not None and c.game["phase"] == "finished"
+
+
+async def next_mover(players: list[GameClient], timeout: float = 100 * UNIT) -> GameClient | None:
+    """The player whose turn it is, as soon as its own document says so; None once the
+    match is over. Each client learns at its own pace, so every one of them is watched."""
+
+    def settled(c: GameClient) -> bool:
+        return c.my_turn or over(c)
+
+    watches = [asyncio.ensure_future(p.until(settled, timeout)) for p in players]
+    try:
+        await asyncio.wait(watches, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in watches:
+            w.cancel()
+        await asyncio.gather(*watches, return_exceptions=True)
+    found = mover(players)
+    if found is None and not any(over(p) for p in players):
+        raise AssertionError("nobody got the turn")
+    return found
+
+
 async def play_moves(players: list[GameClient], rng: random.Random, moves: int) -> int:
     """Whoever's turn it is plays a random legal action, ``moves`` times (fewer if the
     match ends); returns how many were played. Every action must be accepted."""
     played = 0
     while played < moves:
-        game = players[0].game
-        assert game is not None
-        if game["phase"] == "finished":
-            break
-        p = mover(players)
+        p = await next_mover(players)
         if p is None:
-            await players[0].until(
-                lambda c: (
-                    c.game is not None
-                    and (c.game["phase"] == "finished" or mover(players) is not None)
-                ),
-                timeout=100 * UNIT,
-            )
-            continue
+            break
         reply = await p.act(rng.choice(p.game["legal"]))  # type: ignore[index]
         assert reply["type"] == "patch", reply
         played += 1

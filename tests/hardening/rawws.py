@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import orjson
 
-TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
+CONTINUATION, TEXT, BINARY, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
 
 class HandshakeRefused(Exception):
