@@ -1445,7 +1445,9 @@ function wire() {
   $("end-turn").addEventListener("click", endTurn);
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && S.sel) {
+    if (event.key === "Escape" && !$("overlay").hidden) {
+      $("view-table").click();
+    } else if (event.key === "Escape" && S.sel) {
       S.sel = null;
       S.hint = null;
       render();

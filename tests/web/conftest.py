@@ -105,6 +105,7 @@ class Pages:
         viewport: dict[str, int] | None = None,
         locale: str = "en-US",
         phone: bool = False,
+        clipboard: bool = False,
         path: str = "/",
         setup: Callable[[Page], None] | None = None,
     ) -> Page:
@@ -116,6 +117,8 @@ class Pages:
         }
         if phone:
             options.update(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+        if clipboard:
+            options["permissions"] = ["clipboard-read", "clipboard-write"]
         context = self.browser.new_context(**options)
         context.set_default_timeout(10_000)
         self.contexts.append(context)
