@@ -1318,7 +1318,7 @@ function renderOverlay() {
         dataset: { seat: String(i) },
       },
       el("th", { scope: "row", text: seatName(i) }),
-      el("td", {}, faces),
+      el("td", { class: "left-cell" }, faces),
       el("td", { class: "num", text: `+${result.penalties[i]}` }),
       el("td", { class: "num total", text: String(g.totals[i]) }),
     );

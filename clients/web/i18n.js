@@ -8,7 +8,7 @@ const STRINGS = {
     "lang.button": "ES",
     "room.code": "Room",
     "room.leave": "Leave",
-    "panel.jump": "Chat & score",
+    "panel.jump": "Chat",
 
     "lobby.tagline": "The family card game, with friends and bots. Empty your hand first.",
     "lobby.name": "Your name",
@@ -258,7 +258,7 @@ const STRINGS = {
     "lang.button": "EN",
     "room.code": "Sala",
     "room.leave": "Salir",
-    "panel.jump": "Chat y puntos",
+    "panel.jump": "Chat",
 
     "lobby.tagline": "El juego de cartas familiar, con amigos y bots. Vacía tu mano antes que nadie.",
     "lobby.name": "Tu nombre",
@@ -431,7 +431,7 @@ const STRINGS = {
     "result.winners": "Ganan: {names}.",
     "result.you_won": "¡Has ganado!",
     "result.left": "Cartas en la mano",
-    "result.penalty": "Penalización",
+    "result.penalty": "Puntos",
     "result.total": "Total",
     "result.none": "ninguna",
     "result.next": "Siguiente mano",
