@@ -7,6 +7,7 @@ depending on psutil.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import platform
@@ -80,6 +81,17 @@ def wait_percent(before: ProcSample, after: ProcSample) -> float:
     return 100.0 * (after.run_wait - before.run_wait) / wall if wall > 0 else 0.0
 
 
+def listen_overflows() -> int:
+    """The machine's count of connections dropped because a listen backlog was full."""
+    with contextlib.suppress(OSError), open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+        for names, values in zip(lines[::2], lines[1::2], strict=False):
+            if names.startswith("TcpExt:"):
+                table = dict(zip(names.split(), values.split(), strict=False))
+                return int(table.get("ListenOverflows", 0))
+    return 0
+
+
 def raise_nofile(wanted: int) -> int:
     """Raise this process's soft open-files limit towards ``wanted`` (up to the hard limit).
 
@@ -134,10 +146,10 @@ def rounded(value: float | None, digits: int = 2) -> float | None:
 # --- processes -----------------------------------------------------------------------------
 
 
-def python_env() -> dict[str, str]:
-    """The environment for child Python processes: the repository on ``PYTHONPATH``."""
+def python_env(root: Path = ROOT) -> dict[str, str]:
+    """The environment for child Python processes: ``root`` first on ``PYTHONPATH``."""
     env = dict(os.environ)
-    paths = [str(ROOT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    paths = [str(root), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.setdefault("PYTHONHASHSEED", "0")
     return env
@@ -182,17 +194,18 @@ class ServerProcess:
         self.log.close()
 
 
-def start_process(argv: Sequence[str], timeout: float = 30.0) -> ServerProcess:
+def start_process(argv: Sequence[str], timeout: float = 30.0, root: Path = ROOT) -> ServerProcess:
     """Run ``argv`` (a server printing ``serving on http://HOST:PORT/``) and wait for its URL.
 
-    stderr goes to a temporary file so a chatty server never blocks on a full pipe.
+    It runs in ``root`` (another checkout of the server, e.g. an exported commit, when
+    given). stderr goes to a temporary file so a chatty server never blocks on a full pipe.
     """
     # The log outlives this function: ServerProcess.stop() closes it.
     log = tempfile.TemporaryFile()  # noqa: SIM115
     proc = subprocess.Popen(
         list(argv),
-        cwd=ROOT,
-        env=python_env(),
+        cwd=root,
+        env=python_env(root),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=log,
@@ -243,29 +256,85 @@ def running(argv: Sequence[str]) -> Iterator[ServerProcess]:
 # --- reporting -----------------------------------------------------------------------------
 
 
-def machine() -> dict[str, Any]:
-    """A short description of the machine and the code under test."""
+def server_commit(root: Path = ROOT) -> str:
+    """The commit of the server code in ``root``, with ``+dirty`` when server code is modified.
+
+    An exported tree (no ``.git``) names its commit in a ``COMMIT`` file.
+    """
+    marker = root / "COMMIT"
+    if marker.is_file():
+        return marker.read_text().strip()
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "server", "protocol"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return commit + ("+dirty" if dirty else "")
+
+
+def export_commit(commit: str, target: Path) -> Path:
+    """Export ``commit`` of this repository into ``target`` (no Git metadata touched)."""
+    target.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    short = subprocess.run(
+        ["git", "rev-parse", "--short", commit], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    (target / "COMMIT").write_text(short + "\n")
+    return target
+
+
+def add_server_flags(parser: argparse.ArgumentParser) -> None:
+    """``--server-root`` / ``--server-commit``: which server code to measure."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--server-root", type=Path, default=None, help="run the server from this checkout"
+    )
+    group.add_argument(
+        "--server-commit",
+        default=None,
+        help="run the server of this commit (exported to a temporary directory)",
+    )
+
+
+@contextlib.contextmanager
+def server_root(args: argparse.Namespace) -> Iterator[Path]:
+    """The server checkout the flags ask for (this one by default)."""
+    if args.server_commit:
+        with tempfile.TemporaryDirectory(prefix="kc-server-") as tmp:
+            yield export_commit(args.server_commit, Path(tmp))
+    else:
+        yield (args.server_root or ROOT).resolve()
+
+
+def machine(root: Path = ROOT) -> dict[str, Any]:
+    """A short description of the machine and the server code under test."""
     model = ""
     with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
         for line in f:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-    commit = ""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        ).stdout.strip()
     load1 = os.getloadavg()[0]
     return {
         "cpus": os.cpu_count(),
         "cpu_model": model,
         "python": platform.python_version(),
-        "commit": commit,
+        "server_commit": server_commit(root),
         "load_avg_1m_at_start": round(load1, 2),
     }
 

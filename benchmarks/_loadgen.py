@@ -350,10 +350,11 @@ class Room:
         task.add_done_callback(self._tasks.discard)
 
     async def open(self, timeout: float) -> None:
+        """Connect everybody and set the room up, without starting the match yet."""
         await asyncio.gather(*(c.open(timeout) for c in self.conns))
-        await self.setup(timeout)
+        await self.setup(timeout, start=False)
 
-    async def setup(self, timeout: float) -> None:
+    async def setup(self, timeout: float, start: bool = True) -> None:
         """Create the room (host in seat 0), seat the others, add the spectator, start."""
         host = self.conns[0]
         joined, snapshot = host.expect("joined"), host.expect("snapshot")
@@ -374,7 +375,8 @@ class Room:
             await conn.send({"type": "ready", "ready": True})
         self.sent_at.clear()
         self.dealt = -1
-        await self.start(timeout)
+        if start:
+            await self.start(timeout)
 
     async def start(self, timeout: float) -> None:
         """Start the match, retrying while the server waits for players to be ready."""
@@ -447,14 +449,26 @@ async def run(config: dict[str, Any]) -> None:
             try:
                 await room.open(timeout)
                 return True
-            except (OSError, TimeoutError, ConnectionError, ConnectionClosed) as exc:
-                sys.stderr.write(f"room {room.index} failed: {exc!r}\n")
+            except Exception as exc:
+                sys.stderr.write(f"room {room.index} failed to open: {exc!r}\n")
                 return False
 
+    async def start_room(room: Room) -> bool:
+        async with gate:
+            try:
+                await room.start(timeout)
+                return True
+            except Exception as exc:
+                sys.stderr.write(f"room {room.index} failed to start: {exc!r}\n")
+                return False
+
+    # Every room is set up before any plays, so that set-up does not compete with play.
     began = time.perf_counter()
     opened = await asyncio.gather(*(open_room(r) for r in rooms))
+    ready = [room for room, ok in zip(rooms, opened, strict=True) if ok]
+    started = await asyncio.gather(*(start_room(r) for r in ready))
     setup = time.perf_counter() - began
-    failed = opened.count(False)
+    failed = len(rooms) - started.count(True)
     _say({"ready": True, "rooms": len(rooms), "failed": failed, "setup_s": round(setup, 3)})
     async for line in _lines():
         if line == "go":

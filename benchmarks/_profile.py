@@ -43,6 +43,8 @@ AREAS: dict[str, tuple[str, ...]] = {
     "after_change (tasks per change)": ("after_change (",),
     "_update_listing task": ("_update_listing (",),
     "store append/publish": ("append (server/store", "publish (server/store"),
+    "maintenance tick (heartbeat, presence, catch-up per room)": ("maintain (server/app.py",),
+    "set-up: handshakes, create, join": ("handshake (", "_create (server", "_join (server"),
     "asyncio event loop internals (self)": (),
 }
 

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -34,8 +35,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from ._common import (
     ROOT,
     ServerProcess,
+    add_server_flags,
     baseline_server_argv,
     emit,
+    listen_overflows,
     machine,
     median,
     note,
@@ -43,6 +46,7 @@ from ._common import (
     python_env,
     raise_nofile,
     rounded,
+    server_root,
     start_process,
 )
 
@@ -101,7 +105,7 @@ async def _drain(ws: ClientConnection) -> None:
 async def client(config: dict[str, Any]) -> None:
     """Open the connections, say ready, keep them open until told to stop."""
     count, spectate = int(config["connections"]), config["mode"] == "spectator"
-    gate = asyncio.Semaphore(int(config.get("concurrency", 64)))
+    gate = asyncio.Semaphore(int(config.get("concurrency", 32)))
     sizes = [PER_ROOM] * (count // PER_ROOM) + ([count % PER_ROOM] if count % PER_ROOM else [])
     began = time.perf_counter()
     groups = await asyncio.gather(*(_group(config["url"], n, spectate, gate) for n in sizes))
@@ -152,6 +156,7 @@ def measure(
     """
     time.sleep(settle / 3)
     before = proc_sample(server.pid)
+    overflows = listen_overflows()
     procs = _clients(server.url, connections, mode, workers)
     try:
         setup = 0.0
@@ -185,11 +190,18 @@ def measure(
         "rss_after_mib": round(after.rss_kib / 1024, 1),
         "peak_rss_mib": round(after.hwm_kib / 1024, 1),
         "kib_per_connection": round(grown / opened, 2) if opened else None,
+        "listen_overflows": listen_overflows() - overflows,
     }
 
 
 def run(
-    connections: int, mode: str, workers: int, repeats: int, baseline: bool, settle: float = 3.0
+    connections: int,
+    mode: str,
+    workers: int,
+    repeats: int,
+    baseline: bool,
+    settle: float = 3.0,
+    root: Path = ROOT,
 ) -> dict[str, Any]:
     """Measure ours and (interleaved) the baseline ``repeats`` times; medians and ratio."""
     ours: list[dict[str, Any]] = []
@@ -197,7 +209,7 @@ def run(
     ours_argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0"]
     for i in range(repeats):
         note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: our server")
-        server = start_process(ours_argv)
+        server = start_process(ours_argv, root=root)
         try:
             ours.append(measure(server, connections, mode, workers, settle))
         finally:
@@ -236,14 +248,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to let memory settle")
     parser.add_argument("--client", help=argparse.SUPPRESS)
+    add_server_flags(parser)
     args = parser.parse_args(argv)
     if args.client:
         raise_nofile(int(orjson.loads(args.client)["connections"]) + 1024)
         asyncio.run(client(orjson.loads(args.client)))
         return 0
+    with server_root(args) as root:
+        return _main(args, root, argv)
+
+
+def _main(args: argparse.Namespace, root: Path, argv: Sequence[str] | None) -> int:
+    """Measure every connection count against the server in ``root``."""
     soft = raise_nofile(max(args.connections) + 1024)
     command = "python -m benchmarks.idle " + shlex.join(sys.argv[1:] if argv is None else argv)
-    info = machine()
+    info = machine(root)
     for count in args.connections:
         if count + 64 > soft:
             note(f"open-files limit {soft} is too low for {count} connections")

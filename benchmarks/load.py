@@ -28,8 +28,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,12 @@ from ._common import ROOT as _ROOT
 from ._common import (
     ProcSample,
     ServerProcess,
+    add_server_flags,
     baseline_server_argv,
     cpu_percent,
     emit,
     game_server_argv,
+    listen_overflows,
     machine,
     median,
     note,
@@ -51,6 +54,7 @@ from ._common import (
     python_env,
     raise_nofile,
     rounded,
+    server_root,
     size_median,
     start_process,
     wait_percent,
@@ -74,7 +78,9 @@ class LoadShape:
     think: float = 0.0
     placement: str = "sticky"
     seed: int = 1
-    concurrency: int = 50
+    #: Rooms being set up at once (5 connections each): keep the connections opening at
+    #: once under the servers' listen backlog (asyncio's default is 100).
+    concurrency: int = 16
 
 
 @dataclass
@@ -138,6 +144,7 @@ def drive(
     ``others`` names more processes whose CPU and memory to report (e.g. Redis).
     """
     others = {k: v for k, v in (others or {}).items() if Path(f"/proc/{v}/stat").exists()}
+    overflows = listen_overflows()
     workers = _start_workers(urls, shape)
     try:
         for worker in workers:
@@ -162,6 +169,7 @@ def drive(
                 worker.proc.wait()
     summary = summarise(results, shape)
     summary["setup_s"] = setup
+    summary["listen_overflows"] = listen_overflows() - overflows
     summary["server"] = _cpu_mem(server_pids, before, after)
     summary["loadgen"] = _cpu_mem([w.proc.pid for w in workers], before, after)
     for name, pid in others.items():
@@ -280,8 +288,9 @@ def run_ours(
     redis_url: str | None = None,
     processes: int = 1,
     profile: Path | None = None,
+    root: Path = _ROOT,
 ) -> dict[str, Any]:
-    """Start ``processes`` game servers, drive them, stop them; return the summary."""
+    """Start ``processes`` game servers (the code in ``root``), drive them, stop them."""
     servers: list[ServerProcess] = []
     wrapper: list[str] = []
     if profile is not None:
@@ -291,7 +300,7 @@ def run_ours(
     pids: list[int] = []
     try:
         for _ in range(processes):
-            server = start_process(game_server_argv(redis_url, wrapper=wrapper))
+            server = start_process(game_server_argv(redis_url, wrapper=wrapper), root=root)
             servers.append(server)
             pids.append(_server_pid(server, bool(wrapper)))
         others = {"redis": redis_pid(redis_url)} if redis_url else {}
@@ -367,6 +376,20 @@ def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _guarded(job: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run one measurement; a failure becomes ``{"error": ...}`` instead of ending the run."""
+    try:
+        result = job()
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        note(f"run failed: {exc}")
+        return {"error": str(exc)[-2000:]}
+    note(
+        f"set up in {result['setup_s']:.1f} s, {result['moves_per_s']} moves/s, "
+        f"p99 {result['latency_ms']['p99']} ms, server CPU {result['server']['cpu_pct']}%"
+    )
+    return result
+
+
 def _slim(run: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in run.items() if k != "codes"}
 
@@ -391,7 +414,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--patch-bytes", type=int, default=0, help="baseline patch size")
     parser.add_argument("--profile", type=Path, default=None, help="py-spy raw output file")
     parser.add_argument("--seed", type=int, default=1)
+    add_server_flags(parser)
     args = parser.parse_args(argv)
+    with server_root(args) as root:
+        return _main(args, root, argv)
+
+
+def _main(args: argparse.Namespace, root: Path, argv: Sequence[str] | None) -> int:
     raise_nofile(max(4096, args.rooms * 5 * 2 + 1024))
     shape = LoadShape(
         rooms=args.rooms,
@@ -401,22 +430,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         think=args.think,
         seed=args.seed,
     )
-    info = machine()
+    info = machine(root)
     ours: list[dict[str, Any]] = []
     base: list[dict[str, Any]] = []
     patch_bytes, snapshot_bytes = args.patch_bytes, 0
     for i in range(args.repeats):
         note(f"repeat {i + 1}/{args.repeats}: our server, {args.rooms} rooms")
         profile = args.profile if i == 0 else None
-        run = run_ours(shape, args.redis_url, profile=profile)
+        run = _guarded(partial(run_ours, shape, args.redis_url, profile=profile, root=root))
         ours.append(run)
-        if not patch_bytes:
+        if not patch_bytes and "error" not in run:
             patch_bytes = int(run["bytes"]["patch_median"] or 0)
-        if not snapshot_bytes:
+        if not snapshot_bytes and "error" not in run:
             snapshot_bytes = int(run["bytes"]["seat"]["snapshot_median"] or 0)
         if not args.no_baseline:
             note(f"repeat {i + 1}/{args.repeats}: baseline, {patch_bytes}-byte patches")
-            base.append(run_baseline(shape, patch_bytes, snapshot_bytes))
+            base.append(_guarded(partial(run_baseline, shape, patch_bytes, snapshot_bytes)))
     record: dict[str, Any] = {
         "bench": "load",
         "command": "python -m benchmarks.load "
@@ -437,14 +466,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratios = [
             o["moves_per_s"] / b["moves_per_s"]
             for o, b in zip(ours, base, strict=True)
-            if b["moves_per_s"]
+            if o.get("moves_per_s") is not None and b.get("moves_per_s")
         ]
         record["ratio_moves"] = rounded(median(ratios), 3)
         record["ratio_moves_each"] = [round(r, 3) for r in ratios]
         per_cpu = [
             o["moves_per_server_cpu_s"] / b["moves_per_server_cpu_s"]
             for o, b in zip(ours, base, strict=True)
-            if o["moves_per_server_cpu_s"] and b["moves_per_server_cpu_s"]
+            if o.get("moves_per_server_cpu_s") and b.get("moves_per_server_cpu_s")
         ]
         record["ratio_moves_per_server_cpu"] = rounded(median(per_cpu), 3)
     p99 = record["ours"]["latency_ms"]["p99"]

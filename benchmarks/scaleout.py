@@ -27,11 +27,21 @@ import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import redis
 
-from ._common import emit, machine, median, note, raise_nofile, rounded
+from ._common import (
+    add_server_flags,
+    emit,
+    machine,
+    median,
+    note,
+    raise_nofile,
+    rounded,
+    server_root,
+)
 from .load import DEFAULT_REDIS_URL, LoadShape, medians, run_ours
 
 
@@ -81,7 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL), help="Redis URL"
     )
+    add_server_flags(parser)
     args = parser.parse_args(argv)
+    with server_root(args) as root:
+        return _main(args, root, argv)
+
+
+def _main(args: argparse.Namespace, root: Path, argv: Sequence[str] | None) -> int:
+    """Run every configuration per repeat against the server in ``root``."""
     raise_nofile(max(4096, args.rooms * 5 * 2 + 1024))
     record: dict[str, Any] = {
         "bench": "scaleout",
@@ -90,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rooms": args.rooms,
         "seconds": args.seconds,
         "repeats": args.repeats,
-        "machine": machine(),
+        "machine": machine(root),
     }
     problem = redis_ok(args.redis_url)
     if problem is not None:
@@ -112,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 replace(shape, placement=placement),
                 args.redis_url if uses_redis else None,
                 processes=processes,
+                root=root,
             )
             runs[name].append({k: v for k, v in run.items() if k != "codes"})
     results = {name: medians(rs) for name, rs in runs.items()}
