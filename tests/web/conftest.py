@@ -36,6 +36,15 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
+async def _cancel_the_rest() -> None:
+    """Cancel the tasks a shutdown left (grace timers, say) and let them finish."""
+    current = asyncio.current_task()
+    tasks = [task for task in asyncio.all_tasks() if task is not current]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 class ServerThread:
     """A game server on a free loopback port, served from its own thread and loop."""
 
@@ -53,6 +62,7 @@ class ServerThread:
     def stop(self) -> None:
         if self.game is not None:
             asyncio.run_coroutine_threadsafe(self.game.shutdown(), self.loop).result(timeout=10)
+        asyncio.run_coroutine_threadsafe(_cancel_the_rest(), self.loop).result(timeout=10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=10)
         self.loop.close()
