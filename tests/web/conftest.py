@@ -67,6 +67,17 @@ class ServerThread:
         self.thread.join(timeout=10)
         self.loop.close()
 
+    def drop_connections(self) -> None:
+        """Close every client connection from the server's side, as a network cut would."""
+        assert self.game is not None
+        game = self.game
+
+        async def drop() -> None:
+            for conn in list(game.connections):
+                await conn.ws.close(1012, "dropped by the test")
+
+        asyncio.run_coroutine_threadsafe(drop(), self.loop).result(timeout=10)
+
     @property
     def url(self) -> str:
         assert self.game is not None

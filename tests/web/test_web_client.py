@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from .conftest import Pages, Shot
+from .conftest import Pages, ServerThread, Shot
 from .helpers import (
     gold_piles,
     hand_cards,
@@ -222,7 +222,9 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     expect(ana).to_have_url(re.compile(r"/$"))
 
 
-def test_keyboard_play_next_hand_and_language_switch(pages: Pages, shot: Shot) -> None:
+def test_keyboard_play_next_hand_and_language_switch(
+    pages: Pages, shot: Shot, web_server: ServerThread
+) -> None:
     ana = pages.open("solo", setup=lambda page: stack_the_deck(page, [TWO_SEATS], dealer=1))
     create_room(ana, "Ana", ["easy"], target=25)
     expect(ana.locator("#host-box")).to_be_visible()
@@ -242,6 +244,14 @@ def test_keyboard_play_next_hand_and_language_switch(pages: Pages, shot: Shot) -
     expect(ana.locator("#bar-hand")).to_have_text("Mano 1 · objetivo 25")
     ana.click("#lang")
     expect(ana.locator("#end-turn")).to_have_text("Draw and end turn")
+
+    # A cut connection comes back by itself, to the same seat and hand.
+    before = sorted(hand_cards(ana))
+    web_server.drop_connections()
+    expect(ana.locator("#conn-banner")).to_have_text("Connection lost. Reconnecting…")
+    expect(ana.locator("#conn-banner")).to_be_hidden()
+    expect(ana.locator("#hand .card-btn")).to_have_count(7)
+    assert sorted(hand_cards(ana)) == before
 
     # The whole run, by keyboard only: Enter on a card, Space on the first gold pile.
     for _ in range(len(RUN)):
