@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import random
 import sys
 from collections.abc import Sequence
@@ -36,11 +35,12 @@ def _demo(argv: Sequence[str]) -> int:
 
 
 def _serve(argv: Sequence[str]) -> int:
+    from . import logs
     from .app import run
     from .config import load
 
     settings = load(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.setup(settings.log_level, settings.log_format)
     asyncio.run(run(settings))
     return 0
 
@@ -57,6 +57,12 @@ def _bot(argv: Sequence[str]) -> int:
     return bot_main(argv)
 
 
+def _admin(argv: Sequence[str]) -> int:
+    from .admin import main as admin_main
+
+    return admin_main(argv)
+
+
 def _arena(argv: Sequence[str]) -> int:
     from protocol.bots.arena import main as arena_main
 
@@ -67,6 +73,7 @@ COMMANDS = {
     "serve": (_serve, "run the game server (WebSocket, web client and /healthz on one port)"),
     "play": (_play, "play in the terminal against bots or friends"),
     "bot": (_bot, "connect a bot to a room over the network"),
+    "admin": (_admin, "list rooms, close a room, kick a connection (needs the admin token)"),
     "arena": (_arena, "measure bot levels against each other"),
     "demo": (_demo, "print a match played by random bots, without a server"),
 }

@@ -11,12 +11,14 @@ import asyncio
 import logging
 import mimetypes
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
@@ -65,9 +67,11 @@ from protocol.messages import (
     Start,
 )
 
+from . import admin, logs
 from .config import Settings
 from .connection import Connection
 from .lobby import Lobby
+from .metrics import MeteredStore, Metrics
 from .room import check_phase
 from .store.base import Message, Store
 
@@ -83,7 +87,9 @@ class GameServer:
 
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
-        self.store = store
+        self.metrics = Metrics()
+        # Every store operation is timed; the wrapper keeps the Store interface.
+        self.store = cast(Store, MeteredStore(store, self.metrics))
         self.lobby = Lobby(self)
         self.connections: set[Connection] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
@@ -94,6 +100,7 @@ class GameServer:
         self.store_up = True
         self._maintenance: asyncio.Task[None] | None = None
         store.set_handler(self._on_store_message)
+        self.metrics.watch(self)
 
     # --- bots ---------------------------------------------------------------------------
 
@@ -109,9 +116,11 @@ class GameServer:
         return make_bot(level, seed)
 
     async def choose(self, bot: Any, view: dict[str, Any]) -> Action:
-        """Run a bot's decision off the event loop."""
+        """Run a bot's decision off the event loop, timing it."""
         loop = asyncio.get_running_loop()
+        start = time.perf_counter()
         action: Action = await loop.run_in_executor(self._bot_pool, bot.choose, view)
+        self.metrics.bot_decision.labels(bot.level).observe(time.perf_counter() - start)
         return action
 
     def metrics_moves(self, count: int) -> None:
@@ -127,7 +136,7 @@ class GameServer:
     def members(self) -> dict[str, dict[str, Any]]:
         """This process's connections in rooms, for the shared presence records."""
         return {
-            c.id: {"room": c.room.code, "seat": c.seat, "role": c.role}
+            c.id: {"conn": c.id, "room": c.room.code, "seat": c.seat, "role": c.role}
             for c in self.connections
             if c.room is not None
         }
@@ -175,6 +184,8 @@ class GameServer:
                     conn.send(frame)
         elif channel.startswith("proc:") and kind == "matched":
             await self.lobby.matched(message)
+        elif channel == "admin":
+            await admin.on_message(self, message)
 
     async def drop_room(self, code: str, delete: bool) -> None:
         await self.lobby.drop(code)
@@ -185,8 +196,16 @@ class GameServer:
 
     async def handle(self, ws: ServerConnection) -> None:
         """Serve one WebSocket connection until it closes."""
-        conn = Connection(ws, self.settings.send_queue, self.settings.rate, self.settings.burst)
+        conn = Connection(
+            ws,
+            self.settings.send_queue,
+            self.settings.rate,
+            self.settings.burst,
+            prefix=self.settings.process_id,
+            metrics=self.metrics,
+        )
         self.connections.add(conn)
+        logs.bind(conn=conn.id)
         strikes = 0
         try:
             async for frame in ws:
@@ -213,13 +232,18 @@ class GameServer:
 
     async def _handle_frame(self, conn: Connection, frame: str | bytes) -> None:
         seq: int | None = None
+        room = conn.room
+        logs.context.set({"conn": conn.id, "room": room and room.code, "seat": conn.seat})
         try:
             message = decode_client(frame)
+            self.metrics.messages.labels(message.type).inc()
             seq = getattr(message, "seq", None)
             await self._dispatch(conn, message)
         except ClientError as exc:
+            log.info("refused %s", exc.code, extra={"code": exc.code})
             self._refuse(conn, exc, seq)
         except StoreUnavailable as exc:
+            log.warning("store unavailable while serving a request")
             self._refuse(conn, exc, seq)
 
     def _refuse(self, conn: Connection, exc: KingsCornerError, seq: int | None) -> None:
@@ -308,10 +332,19 @@ class GameServer:
         await live.commit(lambda r: r.decide_start(seat, msg.fill))
 
     async def _act(self, conn: Connection, msg: Act) -> None:
+        start = time.perf_counter()
         live = self._room(conn)
-        action = action_from_wire(msg.action.model_dump(by_alias=True))
         seat = conn.seat
-        await live.commit(lambda r: r.decide_act(seat, action), actor=conn, seq=msg.seq)
+        try:
+            action = action_from_wire(msg.action.model_dump(by_alias=True))
+            await live.commit(lambda r: r.decide_act(seat, action), actor=conn, seq=msg.seq)
+        except ClientError as exc:
+            self.metrics.actions.labels("refused", exc.code).inc()
+            raise
+        self.metrics.actions.labels("accepted", "").inc()
+        self.metrics.act_latency.observe(time.perf_counter() - start)
+        # The action is public once accepted (the card is on the table now).
+        log.debug("accepted %s", action.text(), extra={"action": action.text()})
 
     async def _next_hand(self, conn: Connection, msg: NextHand) -> None:
         live = self._room(conn)
@@ -454,6 +487,19 @@ class GameServer:
             return _response(
                 HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE, body, "application/json"
             )
+        if path == "/readyz":
+            ok = await self.store.ping()
+            ready = ok and not self._closing
+            body = dumps(
+                {"ready": ready, "store": "up" if ok else "down", "closing": self._closing}
+            )
+            status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
+            return _response(status, body, "application/json")
+        if path == "/metrics":
+            return _response(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE_LATEST)
+        if path.startswith("/admin/"):
+            status, payload = await admin.handle(self, request)
+            return _response(status, dumps(payload), "application/json")
         if path == "/":
             path = "/index.html"
         target = (WEB_ROOT / path.lstrip("/")).resolve()
@@ -537,6 +583,7 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
     game = GameServer(settings, store)
     try:
         await store.subscribe(f"proc:{settings.process_id}")
+        await store.subscribe("admin")
     except StoreUnavailable:
         log.warning("store unreachable at start; serving anyway and retrying")
     game._maintenance = asyncio.create_task(game.maintain())

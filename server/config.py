@@ -57,6 +57,11 @@ class Settings:
     #: Seconds between maintenance rounds: presence heartbeats, catching up with the store,
     #: restarting bot turns a dead process was driving.
     tick: float = 1.0
+    #: Bearer token of the admin endpoints and CLI; empty disables them.
+    admin_token: str = ""
+    #: Log level and format ("json" lines, or "text").
+    log_level: str = "INFO"
+    log_format: str = "json"
     #: Name of this process among several; random when not set.
     process_id: str = field(default_factory=lambda: secrets.token_hex(4))
 

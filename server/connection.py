@@ -13,6 +13,7 @@ from websockets.exceptions import ConnectionClosed
 
 if TYPE_CHECKING:
     from .live_room import LiveRoom
+    from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 _ids = itertools.count(1)
@@ -28,8 +29,19 @@ class Connection:
     the client is too slow and is dropped (it can reconnect with its token).
     """
 
-    def __init__(self, ws: ServerConnection, queue_size: int, rate: float, burst: int) -> None:
-        self.id = f"c{next(_ids)}"
+    def __init__(
+        self,
+        ws: ServerConnection,
+        queue_size: int,
+        rate: float,
+        burst: int,
+        *,
+        prefix: str = "c",
+        metrics: Metrics | None = None,
+    ) -> None:
+        #: Unique across processes: the process id, then a counter.
+        self.id = f"{prefix}-{next(_ids)}"
+        self._metrics = metrics
         self.ws = ws
         self.name = "Player"
         self.greeted = False
@@ -37,6 +49,7 @@ class Connection:
         self.seat: int | None = None
         self.version = 0
         self.ticket: tuple[int, str] | None = None
+        self.queued_at: float | None = None
         self._queue: asyncio.Queue[str] = asyncio.Queue(queue_size)
         self._writer = asyncio.create_task(self._write())
         self._rate = rate
@@ -59,6 +72,8 @@ class Connection:
         try:
             self._queue.put_nowait(frame)
         except asyncio.QueueFull:
+            if self._metrics is not None:
+                self._metrics.dropped.inc()
             self.dropped = True
             log.info("dropping slow client %s", self.id)
             self._closer = asyncio.ensure_future(self.ws.close(SLOW_CLIENT, "too slow"))
@@ -78,6 +93,9 @@ class Connection:
             while True:
                 frame = await self._queue.get()
                 await self.ws.send(frame)
+                if self._metrics is not None:
+                    self._metrics.frames_out.inc()
+                    self._metrics.bytes_out.inc(len(frame))
         except ConnectionClosed:
             pass
 

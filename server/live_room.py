@@ -246,6 +246,14 @@ class LiveRoom:
             self._driver = asyncio.create_task(self._drive_loop())
 
     async def _drive_loop(self) -> None:
+        """Play bot turns and deal next hands while this process holds the room's lease."""
+        try:
+            await self._drive_steps()
+        except KingsCornerError as exc:
+            # Typically the store is unreachable; the maintenance tick drives again later.
+            log.warning("room %s: driving stopped: %s", self.code, exc.code)
+
+    async def _drive_steps(self) -> None:
         settings = self.server.settings
         store = self.server.store
         while True:
@@ -270,8 +278,9 @@ class LiveRoom:
                 continue
             if not await store.lead(self.code, settings.process_id, settings.lease):
                 return
-            view = seat_view(room.match, seat)
-            action = await self.server.choose(self._bot_for(seat), view)
+            match = self.room.match
+            assert match is not None
+            action = await self.server.choose(self._bot_for(seat), seat_view(match, seat))
             await self._try(_act_decider(seat, action))
 
     def _bot_for(self, seat: int) -> Any:

@@ -105,6 +105,7 @@ class Lobby:
             "at": time.time(),
         }
         conn.ticket = (seats, ticket_id)
+        conn.queued_at = time.monotonic()
         self._waiting[ticket_id] = conn
         await self.server.store.queue_join(seats, ticket)
         conn.send(dumps({"type": "queued", "seats": seats}))
@@ -164,8 +165,19 @@ class Lobby:
         conn = self._waiting.pop(message["ticket"], None)
         if conn is None or conn.ws.state.name != "OPEN":
             return
+        if conn.queued_at is not None:
+            self.server.metrics.queue_wait.observe(time.monotonic() - conn.queued_at)
+            conn.queued_at = None
         conn.ticket = None
         await self.server.rejoin(conn, message["room"], message["token"])
+
+    def waiting_by_size(self) -> dict[int, int]:
+        """Quick-play tickets this process holds, by table size."""
+        counts: dict[int, int] = {}
+        for conn in self._waiting.values():
+            if conn.ticket is not None:
+                counts[conn.ticket[0]] = counts.get(conn.ticket[0], 0) + 1
+        return counts
 
     async def listings(self) -> list[dict[str, Any]]:
         rooms = await self.server.store.listings()

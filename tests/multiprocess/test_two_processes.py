@@ -143,6 +143,7 @@ async def test_a_redis_restart_is_reported_and_recovered_from(
     durable_redis: PrivateRedis, redis_prefix: str, processes: list[ServerProcess]
 ) -> None:
     private_redis = durable_redis
+    down, up = {"type": "status", "store": "down"}, {"type": "status", "store": "up"}
     a, b = await start_two(private_redis.url, redis_prefix, processes)
     players = await table([a.url, b.url], seats=2, target=6)
     rng = random.Random(2)
@@ -151,20 +152,24 @@ async def test_a_redis_restart_is_reported_and_recovered_from(
             mover = await next_mover(players)
             assert mover is not None
             await mover.act(rng.choice(mover.game["legal"]))  # type: ignore[index]
+            # Both processes must know the move before Redis goes (announcements need it).
+            for p in players:
+                await p.until(lambda c, v=mover.version: c.version == v, 10)
             if kill:
                 private_redis.kill()
             else:
                 private_redis.stop()
-            await players[0].wait_for(
-                lambda f: f == {"type": "status", "store": "down"}, timeout=10
-            )
+            # Each process notices the outage by itself (and tells its own clients).
+            for p in players:
+                await p.until(lambda c: c.frames.count(down) == c.frames.count(up) + 1, 10)
             assert await asyncio.to_thread(healthz, a.port) == 503
             mover = await next_mover(players)
             assert mover is not None
             reply = await mover.act(mover.game["legal"][0])  # type: ignore[index]
             assert reply["type"] == "error" and reply["code"] == "store_unavailable"
             private_redis.start()
-            await players[1].wait_for(lambda f: f == {"type": "status", "store": "up"}, timeout=15)
+            for p in players:
+                await p.until(lambda c: c.frames.count(up) == c.frames.count(down), 15)
             assert await asyncio.to_thread(healthz, b.port) == 200
             reply = await mover.act(mover.game["legal"][0])  # type: ignore[index]
             assert reply["type"] == "patch", reply

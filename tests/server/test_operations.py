@@ -1,0 +1,224 @@
+"""Operations: metrics, structured logs, health and readiness, the admin view."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clients.net import GameClient
+from server import logs
+from server.admin import main as admin_main
+from server.app import GameServer, port_of, start_server
+from tests.redis_helpers import PrivateRedis
+
+from .audit import CARD
+from .conftest import make_settings
+from .test_match_flow import play_until_finished
+
+
+def get(port: int, path: str, token: str | None = None) -> tuple[int, str]:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return int(reply.status), reply.read().decode()
+    except urllib.error.HTTPError as exc:
+        return int(exc.code), exc.read().decode()
+
+
+def sample(text: str, name: str, labels: str = "") -> float:
+    """The value of one sample in Prometheus text format (0 when absent)."""
+    pattern = re.escape(name + (("{" + labels + "}") if labels else "")) + r" ([0-9.e+]+)"
+    found = re.search(pattern, text)
+    return float(found.group(1)) if found else 0.0
+
+
+async def two_players(game: GameServer, **options: object) -> tuple[GameClient, GameClient]:
+    url = f"ws://127.0.0.1:{port_of(game)}/"
+    a, b = GameClient(url, "Ana"), GameClient(url, "Ben")
+    await a.connect()
+    await b.connect()
+    code = await a.create(seats=2, **options)
+    await b.join(code)
+    await b.ready()
+    await a.start()
+    await b.until(lambda c: c.game is not None)
+    return a, b
+
+
+async def test_metrics_move_as_a_match_is_played() -> None:
+    game = await start_server(make_settings())
+    try:
+        port = port_of(game)
+        _, before = await asyncio.to_thread(get, port, "/metrics")
+        assert sample(before, "kc_actions_total", 'code="",outcome="accepted"') == 0
+        a, b = await two_players(game, target=5)
+        _, during = await asyncio.to_thread(get, port, "/metrics")
+        assert sample(during, "kc_connections", 'role="player"') == 2
+        assert sample(during, "kc_rooms", 'phase="playing"') == 1
+        await play_until_finished([a, b], random.Random(3))
+        await a.act("end")  # refused: the match is over
+        _, after = await asyncio.to_thread(get, port, "/metrics")
+        accepted = sample(after, "kc_actions_total", 'code="",outcome="accepted"')
+        assert accepted > 10
+        assert sample(after, "kc_act_to_patch_seconds_count") == accepted
+        assert sample(after, "kc_actions_total", 'code="bad_phase",outcome="refused"') == 1
+        assert sample(after, "kc_sent_bytes_total") > 1000
+        assert sample(after, "kc_store_operation_seconds_count", 'operation="append"') >= accepted
+        assert sample(after, "kc_rooms", 'phase="finished"') == 1
+        assert "room=" not in after and "Ana" not in after  # bounded labels only
+        await a.close()
+        await b.close()
+    finally:
+        await game.shutdown()
+
+
+async def test_bot_decisions_are_timed() -> None:
+    game = await start_server(make_settings())
+    try:
+        url = f"ws://127.0.0.1:{port_of(game)}/"
+        a = GameClient(url, "Ana")
+        await a.connect()
+        await a.create(seats=2, bots=[None, "heuristic"])
+        await a.start()
+        await a.until(lambda c: c.my_turn)
+        await a.act("end")
+        await a.until(lambda c: c.my_turn)
+        _, text = await asyncio.to_thread(get, port_of(game), "/metrics")
+        assert sample(text, "kc_bot_decision_seconds_count", 'level="heuristic"') >= 1
+        await a.close()
+    finally:
+        await game.shutdown()
+
+
+async def test_logs_of_a_played_match_hold_no_secret_and_no_hidden_card(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    # As server.logs.setup does: websockets would log every frame at DEBUG.
+    monkeypatch.setattr(logging.getLogger("websockets"), "level", logging.WARNING)
+    game = await start_server(make_settings())
+    try:
+        a, b = await two_players(game, target=5)
+        mover = a if a.my_turn else b
+        card = next(c for c in mover.game["hand"] if c[0] != "K")  # type: ignore[index]
+        refusal = await mover.act({"type": "play", "card": card, "pile": "NE"})
+        assert refusal["code"] == "corner_needs_king"
+        await play_until_finished([a, b], random.Random(8))
+        tokens = [a.token, b.token]
+        await a.close()
+        await b.close()
+    finally:
+        await game.shutdown()
+    formatter = logs_formatter()
+    lines = [formatter.format(record) for record in caplog.records]
+    assert any('"code": "corner_needs_king"' in line for line in lines)
+    public: set[str] = set()
+    for line in lines:
+        entry = json.loads(line)
+        assert entry["level"] != "ERROR", line
+        for token in tokens:
+            assert token is not None and token not in line
+        if str(entry["message"]).startswith("accepted "):
+            public.update(CARD.findall(entry["message"]))
+            continue
+        assert not set(CARD.findall(line)) - public, line
+
+
+def logs_formatter() -> logging.Formatter:
+    """The JSON formatter the server installs, with its context filter."""
+    handler = logging.StreamHandler()
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        logs.setup("DEBUG", "json")
+        handler = root.handlers[0]  # type: ignore[assignment]
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    assert handler.formatter is not None
+    return handler.formatter
+
+
+async def test_admin_endpoints_refuse_without_the_token_and_work_with_it() -> None:
+    game = await start_server(make_settings(admin_token="s3cret-admin", tick=0.1))
+    disabled = await start_server(make_settings())
+    try:
+        port = port_of(game)
+        assert (await asyncio.to_thread(get, port_of(disabled), "/admin/rooms", "x"))[0] == 404
+        assert (await asyncio.to_thread(get, port, "/admin/rooms"))[0] == 401
+        assert (await asyncio.to_thread(get, port, "/admin/rooms", "wrong"))[0] == 401
+        a, b = await two_players(game)
+        status, body = await asyncio.to_thread(get, port, "/admin/rooms", "s3cret-admin")
+        assert status == 200
+        rooms = json.loads(body)["rooms"]
+        assert [r["room"] for r in rooms] == [a.room]
+        assert rooms[0]["phase"] == "playing" and rooms[0]["seats"][1]["name"] == "Ben"
+        # Kick Ben's connection, then close the room.
+        await asyncio.sleep(0.3)  # presence heartbeat
+        status, body = await asyncio.to_thread(get, port, "/admin/rooms", "s3cret-admin")
+        ben = next(m for m in json.loads(body)["rooms"][0]["members"] if m["seat"] == 1)
+        path = f"/admin/connections/{ben['conn']}/kick"
+        assert (await asyncio.to_thread(get, port, path, "s3cret-admin"))[0] == 200
+        await b.until(lambda c: c.close_code is not None)
+        path = f"/admin/rooms/{a.room}/close"
+        assert (await asyncio.to_thread(get, port, path, "bad"))[0] == 401
+        assert (await asyncio.to_thread(get, port, path, "s3cret-admin"))[0] == 200
+        await a.until(lambda c: any(f["type"] == "kicked" for f in c.frames))
+        assert a.room not in await game.store.room_codes()
+        await a.close()
+    finally:
+        await game.shutdown()
+        await disabled.shutdown()
+
+
+async def test_the_admin_cli_lists_rooms(capsys: pytest.CaptureFixture[str]) -> None:
+    game = await start_server(make_settings(admin_token="tok"))
+    try:
+        a, b = await two_players(game)
+        url = f"http://127.0.0.1:{port_of(game)}"
+        code = await asyncio.to_thread(admin_main, ["--url", url, "--token", "tok", "rooms"])
+        assert code == 0
+        assert a.room is not None and a.room in capsys.readouterr().out
+        code = await asyncio.to_thread(admin_main, ["--url", url, "--token", "no", "rooms"])
+        assert code == 1
+        await a.close()
+        await b.close()
+    finally:
+        await game.shutdown()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+async def test_readiness_follows_the_store(own_redis: PrivateRedis) -> None:
+    game = await start_server(make_settings(redis_url=own_redis.url, tick=0.1))
+    try:
+        port = port_of(game)
+        assert (await asyncio.to_thread(get, port, "/readyz"))[0] == 200
+        assert (await asyncio.to_thread(get, port, "/healthz"))[0] == 200
+        own_redis.kill()
+        status, body = await asyncio.to_thread(get, port, "/readyz")
+        assert status == 503 and json.loads(body)["store"] == "down"
+        own_redis.start()
+        for _ in range(50):
+            if (await asyncio.to_thread(get, port, "/readyz"))[0] == 200:
+                break
+            await asyncio.sleep(0.1)
+        assert (await asyncio.to_thread(get, port, "/readyz"))[0] == 200
+    finally:
+        await game.shutdown()
