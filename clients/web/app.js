@@ -102,6 +102,7 @@ const S = {
   fresh: new Set(),
   suppressClick: false,
   screen: null,
+  resyncing: false,
 };
 
 // --- connection --------------------------------------------------------------------------
@@ -189,6 +190,7 @@ function onFrame(frame) {
       if (frame.room !== S.room) enterRoom(frame.room);
       S.doc = frame.doc;
       S.version = frame.version;
+      S.resyncing = false;
       return render();
     case "patch":
       return onPatch(frame);
@@ -219,6 +221,7 @@ function onWelcome() {
   if (S.welcomed) return; // a second hello (new name) is answered again
   S.welcomed = true;
   S.everWelcomed = true;
+  S.resyncing = false;
   S.retry = 0;
   banner("");
   const session = storage.get(sessionStorage, SESSION);
@@ -291,19 +294,26 @@ function onJoined(frame) {
 function onPatch(frame) {
   if (!S.doc || frame.room !== S.room) return;
   if (frame.from !== S.version) {
-    if (frame.to > S.version) send({ type: "resync" });
+    if (frame.to > S.version) resync();
     return;
   }
   try {
     S.doc = applyPatch(S.doc, frame.ops);
   } catch {
-    send({ type: "resync" });
+    resync();
     return;
   }
   S.version = frame.to;
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
   for (const line of frame.log || []) addLog({ kind: line.kind, seat: line.seat, text: line.text });
   render();
+}
+
+/** Ask for a fresh snapshot, once until it comes. */
+function resync() {
+  if (S.resyncing) return;
+  S.resyncing = true;
+  send({ type: "resync" });
 }
 
 function errorText(frame) {
