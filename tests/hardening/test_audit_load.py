@@ -43,7 +43,7 @@ def store_settings(
     if request.param == "memory":
         yield {}
     else:
-        yield {"redis_url": redis_url, "redis_prefix": redis_prefix, "tick": 0.2}
+        yield {"redis_url": redis_url, "redis_prefix": redis_prefix}
 
 
 class Watcher:
