@@ -78,6 +78,8 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
     Only the shape is checked here (known type, string fields). Whether the card or pile
     exists is the rules' business, so the refusal carries the precise code.
     """
+    if not isinstance(data, Mapping):
+        raise BadAction()
     kind = data.get("type")
     if kind == "play":
         card, pile = data.get("card"), data.get("pile")
@@ -94,6 +96,8 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
 
 def action_from_text(text: str) -> Action:
     """Parse ``7H>N``, ``N>E`` or ``end``."""
+    if not isinstance(text, str):
+        raise BadAction()
     text = text.strip()
     if text == "end":
         return END_TURN

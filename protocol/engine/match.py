@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from protocol.errors import BadOptions, HandInProgress, MatchOver
@@ -36,7 +36,20 @@ class Match:
     hand_index: int = 0
     results: tuple[HandResult, ...] = ()
     totals: tuple[int, ...] = ()
-    log: tuple[str, ...] = field(default=())
+    #: Actions of the current hand, in text form (kept per hand so appending stays cheap).
+    hand_log: tuple[str, ...] = ()
+    #: Action logs of the hands before this one.
+    past_logs: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def log(self) -> tuple[str, ...]:
+        """Every action of the match in order, with ``next`` where a new hand was dealt."""
+        entries: list[str] = []
+        for hand in self.past_logs:
+            entries.extend(hand)
+            entries.append(NEXT_HAND)
+        entries.extend(self.hand_log)
+        return tuple(entries)
 
     @property
     def phase(self) -> Phase:
@@ -57,7 +70,7 @@ class Match:
     def apply(self, action: Action, seat: int | None = None) -> Match:
         """The match after ``action``; a refused action raises and changes nothing."""
         position = apply_to_position(self.position, action, seat)
-        log = (*self.log, action.text())
+        log = (*self.hand_log, action.text())
         results, totals = self.results, self.totals
         if position.result is not None:
             results = (*results, position.result)
@@ -72,6 +85,7 @@ class Match:
             results,
             totals,
             log,
+            self.past_logs,
         )
 
     def next_hand(self) -> Match:
@@ -84,7 +98,13 @@ class Match:
         index = self.hand_index + 1
         dealer = (self.position.dealer + 1) % self.options.seats
         position = deal(deck_for_hand(self.seed, self.decks, index), self.options, dealer)
-        return replace(self, position=position, hand_index=index, log=(*self.log, NEXT_HAND))
+        return replace(
+            self,
+            position=position,
+            hand_index=index,
+            hand_log=(),
+            past_logs=(*self.past_logs, self.hand_log),
+        )
 
     def record(self) -> dict[str, Any]:
         """JSON-ready record from which :func:`replay` rebuilds this match."""
@@ -122,7 +142,7 @@ def new_match(
     seed = str(seed)
     if dealer is None:
         dealer = first_dealer(seed, options.seats)
-    elif not isinstance(dealer, int) or not 0 <= dealer < options.seats:
+    elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < options.seats:
         raise BadOptions(f"dealer must be a seat from 0 to {options.seats - 1}.")
     position = deal(deck_for_hand(seed, stacked, 0), options, dealer)
     return Match(

@@ -23,7 +23,7 @@ from protocol.errors import (
 from .actions import END_TURN, MOVES, PLAYS, Action, EndTurn, Move, Play
 from .cards import CARDS, FITS_ON, FITS_UNDER, IS_KING
 from .position import HandResult, Position
-from .table import CORNER_INDICES, PILE_INDEX, PILES, is_corner
+from .table import PILE_INDEX, PILES, is_corner
 
 
 def legal_actions(position: Position) -> list[Action]:
@@ -41,43 +41,54 @@ def legal_actions(position: Position) -> list[Action]:
     return actions
 
 
+#: Per pile, in index order: its name, whether it is a corner, every play onto it, every
+#: move from it. Generating legal actions then only looks things up.
+_PILE_INFO: tuple[tuple[str, bool, dict[str, Play], dict[str, Move]], ...] = tuple(
+    (name, is_corner(i), {card: PLAYS[card][name] for card in PLAYS}, MOVES[name])
+    for i, name in enumerate(PILES)
+)
+
+
 def _generate(position: Position) -> list[Action]:
     if position.result is not None:
         return []
     hand = position.hands[position.turn]
     piles = position.piles
     actions: list[Action] = []
+    add = actions.append
     kings = [c for c in hand if IS_KING[c]]
-    empty_corners = [PILES[i] for i in CORNER_INDICES if not piles[i]]
+    empty_corners: list[str] = []
     tops: dict[str, str] = {}
-    for i, pile in enumerate(piles):
-        name = PILES[i]
+    for (name, corner, plays, _), pile in zip(_PILE_INFO, piles, strict=True):
         if pile:
             top = pile[-1]
             tops[top] = name
             for card in FITS_ON[top]:
                 if card in hand:
-                    actions.append(PLAYS[card][name])
-        elif i >= 4:
-            actions.extend(PLAYS[k][name] for k in kings)
+                    add(plays[card])
+        elif corner:
+            empty_corners.append(name)
+            for king in kings:
+                add(plays[king])
         else:
-            actions.extend(PLAYS[c][name] for c in hand)
-    for i, src in enumerate(piles):
+            for card in hand:
+                add(plays[card])
+    for (name, corner, _, moves), src in zip(_PILE_INFO, piles, strict=True):
         if not src:
             continue
-        name = PILES[i]
         base = src[0]
         if IS_KING[base]:
             # Nothing fits above a king; a side king pile may only go to an empty corner.
-            if i < 4:
-                actions.extend(MOVES[name][corner] for corner in empty_corners)
+            if not corner:
+                for target in empty_corners:
+                    add(moves[target])
             continue
         for onto in FITS_UNDER[base]:
             dst = tops.get(onto)
             if dst is not None and dst != name:
-                actions.append(MOVES[name][dst])
+                add(moves[dst])
     if not (position.options.kings_first and kings and empty_corners):
-        actions.append(END_TURN)
+        add(END_TURN)
     return actions
 
 
