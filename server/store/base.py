@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 Event = dict[str, Any]
+#: Finished matches kept in each player's history.
+HISTORY_LIMIT = 200
 Message = dict[str, Any]
 #: Called with (channel, message) for every message on a subscribed channel.
 Handler = Callable[[str, Message], Awaitable[None]]
@@ -92,9 +94,60 @@ class Store(Protocol):
 
     async def resign(self, code: str, owner: str) -> None: ...
 
+    # --- players, match history and leaderboards ---
+    async def secret(self, name: str) -> str:
+        """A random secret shared by every process (created on first use, then kept)."""
+        ...
+
+    async def save_match(
+        self, match_id: str, record: dict[str, Any], players: Sequence[str]
+    ) -> None:
+        """Keep a finished match; list it in the history of each of ``players``."""
+        ...
+
+    async def get_match(self, match_id: str) -> dict[str, Any] | None: ...
+
+    async def player_matches(self, player: str, limit: int = 50) -> list[str]:
+        """Ids of the player's finished matches, newest first."""
+        ...
+
+    async def claim_daily(self, day: str, player: str) -> bool:
+        """True the first time ``player`` starts the ranked daily of ``day``; False after."""
+        ...
+
+    async def record_daily(self, day: str, entry: dict[str, Any]) -> None:
+        """Rank a daily result ``{player, name, penalty, hands}``: lowest penalty, then hands."""
+        ...
+
+    async def daily_board(self, day: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The day's results, best first."""
+        ...
+
+    async def record_result(
+        self, player: str, name: str, won: bool, penalty: int, hands: int
+    ) -> None:
+        """Add one finished match to the player's all-time figures."""
+        ...
+
+    async def alltime_board(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Players by matches won (then matches played), with average penalty per hand."""
+        ...
+
     # --- life ---
     async def ping(self) -> bool:
         """True when the store is reachable."""
         ...
 
     async def close(self) -> None: ...
+
+
+def board_row(stats: dict[str, Any]) -> dict[str, Any]:
+    """An all-time leaderboard row from a player's summed figures."""
+    hands = stats["hands"]
+    return {
+        "player": stats["player"],
+        "name": stats.get("name", "?"),
+        "won": stats["won"],
+        "played": stats["played"],
+        "avg_penalty": round(stats["penalty"] / hands, 2) if hands else 0.0,
+    }

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from protocol.errors import Conflict, RoomNotFound
 
-from .base import Event, Handler, Message
+from .base import HISTORY_LIMIT, Event, Handler, Message, board_row
 
 
 class MemoryStore:
@@ -23,6 +24,12 @@ class MemoryStore:
         self._members: dict[str, tuple[float, dict[str, dict[str, Any]]]] = {}
         self._queues: dict[int, list[dict[str, Any]]] = {}
         self._leases: dict[str, tuple[str, float]] = {}
+        self._secrets: dict[str, str] = {}
+        self._matches: dict[str, dict[str, Any]] = {}
+        self._histories: dict[str, list[str]] = {}
+        self._claims: dict[str, set[str]] = {}
+        self._daily: dict[str, dict[str, dict[str, Any]]] = {}
+        self._stats: dict[str, dict[str, Any]] = {}
 
     async def create_room(self, code: str, first: Event) -> bool:
         if code in self._rooms:
@@ -127,6 +134,54 @@ class MemoryStore:
         holder = self._leases.get(code)
         if holder is not None and holder[0] == owner:
             del self._leases[code]
+
+    async def secret(self, name: str) -> str:
+        return self._secrets.setdefault(name, secrets.token_hex(32))
+
+    async def save_match(
+        self, match_id: str, record: dict[str, Any], players: Sequence[str]
+    ) -> None:
+        self._matches[match_id] = record
+        for player in players:
+            history = self._histories.setdefault(player, [])
+            history.insert(0, match_id)
+            del history[HISTORY_LIMIT:]
+
+    async def get_match(self, match_id: str) -> dict[str, Any] | None:
+        return self._matches.get(match_id)
+
+    async def player_matches(self, player: str, limit: int = 50) -> list[str]:
+        return self._histories.get(player, [])[:limit]
+
+    async def claim_daily(self, day: str, player: str) -> bool:
+        claims = self._claims.setdefault(day, set())
+        if player in claims:
+            return False
+        claims.add(player)
+        return True
+
+    async def record_daily(self, day: str, entry: dict[str, Any]) -> None:
+        self._daily.setdefault(day, {}).setdefault(entry["player"], dict(entry))
+
+    async def daily_board(self, day: str, limit: int = 50) -> list[dict[str, Any]]:
+        entries = self._daily.get(day, {}).values()
+        return sorted(entries, key=lambda e: (e["penalty"], e["hands"], e["player"]))[:limit]
+
+    async def record_result(
+        self, player: str, name: str, won: bool, penalty: int, hands: int
+    ) -> None:
+        stats = self._stats.setdefault(
+            player, {"player": player, "won": 0, "played": 0, "penalty": 0, "hands": 0}
+        )
+        stats["name"] = name
+        stats["won"] += int(won)
+        stats["played"] += 1
+        stats["penalty"] += penalty
+        stats["hands"] += hands
+
+    async def alltime_board(self, limit: int = 50) -> list[dict[str, Any]]:
+        rows = sorted(self._stats.values(), key=lambda r: (-r["won"], -r["played"], r["player"]))
+        return [board_row(r) for r in rows[:limit]]
 
     async def ping(self) -> bool:
         return True

@@ -14,6 +14,13 @@ Key layout (``kc`` is the default prefix)::
     kc:{queue:N}:order               sorted set ticket id -> arrival number
     kc:{queue:N}:tickets             hash ticket id -> JSON ticket
     kc:{queue:N}:seq                 arrival counter
+    kc:{secrets}:NAME                shared secret (e.g. the daily deal's seed key)
+    kc:{match:ID}                    JSON record of a finished match
+    kc:{player:ID}:matches           list of the player's match ids, newest first
+    kc:{daily:DAY}:claims            set of players who started the day's ranked daily
+    kc:{daily:DAY}:board, :entries   sorted set (penalty, then hands) and JSON entries
+    kc:{alltime}:won/played/penalty/hands   sorted sets of each player's sums
+    kc:{alltime}:names               hash player -> display name
     channel kc:NAME                  pub/sub channel for the store channel NAME
 
 The part in braces is a Redis Cluster hash tag: every key a script or command touches at
@@ -33,6 +40,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import secrets
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -45,7 +53,7 @@ from redis.backoff import NoBackoff
 
 from protocol.errors import Conflict, RoomNotFound, StoreUnavailable
 
-from .base import Event, Handler, Message
+from .base import HISTORY_LIMIT, Event, Handler, Message, board_row
 
 log = logging.getLogger(__name__)
 
@@ -456,6 +464,108 @@ class RedisStore:
 
     # --- life ------------------------------------------------------------------------------
 
+    # --- players, match history and leaderboards ------------------------------------------
+
+    async def secret(self, name: str) -> str:
+        key = f"{self.prefix}:{{secrets}}:{name}"
+        with _reachable():
+            await self._redis.set(key, secrets.token_hex(32), nx=True)
+            value = await self._redis.get(key)
+        return _text(value)
+
+    async def save_match(
+        self, match_id: str, record: dict[str, Any], players: Sequence[str]
+    ) -> None:
+        with _reachable():
+            await self._redis.set(f"{self.prefix}:{{match:{match_id}}}", _dump(record))
+            for player in players:
+                key = f"{self.prefix}:{{player:{player}}}:matches"
+                async with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.lpush(key, match_id)
+                    pipe.ltrim(key, 0, HISTORY_LIMIT - 1)
+                    await pipe.execute()
+
+    async def get_match(self, match_id: str) -> dict[str, Any] | None:
+        with _reachable():
+            raw = await self._redis.get(f"{self.prefix}:{{match:{match_id}}}")
+        return None if raw is None else dict(orjson.loads(raw))
+
+    async def player_matches(self, player: str, limit: int = 50) -> list[str]:
+        with _reachable():
+            ids = await self._redis.lrange(
+                f"{self.prefix}:{{player:{player}}}:matches", 0, limit - 1
+            )
+        return [_text(i) for i in ids]
+
+    def _daily(self, day: str, part: str) -> str:
+        return f"{self.prefix}:{{daily:{day}}}:{part}"
+
+    async def claim_daily(self, day: str, player: str) -> bool:
+        with _reachable():
+            added = await self._redis.sadd(self._daily(day, "claims"), player)
+        return bool(added)
+
+    async def record_daily(self, day: str, entry: dict[str, Any]) -> None:
+        # Lowest penalty first, then fewest hands: one sortable score, penalty before hands.
+        score = entry["penalty"] * 10_000 + entry["hands"]
+        with _reachable():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.zadd(self._daily(day, "board"), {entry["player"]: score}, nx=True)
+                pipe.hsetnx(self._daily(day, "entries"), entry["player"], _dump(entry))
+                await pipe.execute()
+
+    async def daily_board(self, day: str, limit: int = 50) -> list[dict[str, Any]]:
+        with _reachable():
+            found = await self._redis.zrange(self._daily(day, "board"), 0, limit - 1)
+            players = [_text(p) for p in found]
+            if not players:
+                return []
+            raw = await self._redis.hmget(self._daily(day, "entries"), players)
+        return [dict(orjson.loads(r)) for r in raw if r is not None]
+
+    def _alltime(self, part: str) -> str:
+        return f"{self.prefix}:{{alltime}}:{part}"
+
+    async def record_result(
+        self, player: str, name: str, won: bool, penalty: int, hands: int
+    ) -> None:
+        with _reachable():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.zincrby(self._alltime("won"), int(won), player)
+                pipe.zincrby(self._alltime("played"), 1, player)
+                pipe.zincrby(self._alltime("penalty"), penalty, player)
+                pipe.zincrby(self._alltime("hands"), hands, player)
+                pipe.hset(self._alltime("names"), player, name)
+                await pipe.execute()
+
+    async def alltime_board(self, limit: int = 50) -> list[dict[str, Any]]:
+        with _reachable():
+            # Ties in wins are broken by matches played: fetch a margin, then sort exactly.
+            found = await self._redis.zrevrange(self._alltime("won"), 0, limit * 4 - 1)
+            top = [_text(p) for p in found]
+            if not top:
+                return []
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zmscore(self._alltime("won"), top)
+                pipe.zmscore(self._alltime("played"), top)
+                pipe.zmscore(self._alltime("penalty"), top)
+                pipe.zmscore(self._alltime("hands"), top)
+                pipe.hmget(self._alltime("names"), top)
+                won, played, penalty, hands, names = await pipe.execute()
+        rows = [
+            {
+                "player": p,
+                "name": _text(n or b"?"),
+                "won": int(w or 0),
+                "played": int(pl or 0),
+                "penalty": int(pe or 0),
+                "hands": int(h or 0),
+            }
+            for p, w, pl, pe, h, n in zip(top, won, played, penalty, hands, names, strict=True)
+        ]
+        rows.sort(key=lambda r: (-r["won"], -r["played"], r["player"]))
+        return [board_row(r) for r in rows[:limit]]
+
     async def ping(self) -> bool:
         """True when Redis answers within the timeout; never raises."""
         try:
@@ -609,6 +719,10 @@ class RedisStore:
         self._deliveries.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("store handler failed", exc_info=task.exception())
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _dump(value: Any) -> bytes:
