@@ -113,6 +113,13 @@ class Stats:
         self.matches = 0
         self.docs_checked = 0
         self.docs_mismatched = 0
+        #: Bytes of a sample of patches by part: the ops, the log lines, the rest.
+        self.patch_parts: dict[str, Counter[int]] = {
+            "ops": Counter(),
+            "log": Counter(),
+            "envelope": Counter(),
+        }
+        self.sampled = 0
 
     def start(self) -> None:
         self.reset()
@@ -150,6 +157,7 @@ class Stats:
             "matches": self.matches,
             "docs_checked": self.docs_checked,
             "docs_mismatched": self.docs_mismatched,
+            "patch_parts": {k: hist(v) for k, v in self.patch_parts.items()},
         }
 
 
@@ -246,6 +254,12 @@ class Conn:
             now = time.perf_counter()
             if stats.measuring:
                 stats.patch_sizes[self.kind][len(data)] += 1
+                stats.sampled += 1
+                if stats.sampled % 16 == 0:
+                    ops, log = len(orjson.dumps(frame["ops"])), len(orjson.dumps(frame["log"]))
+                    stats.patch_parts["ops"][ops] += 1
+                    stats.patch_parts["log"][log] += 1
+                    stats.patch_parts["envelope"][len(data) - ops - log] += 1
             if self.seat is None:
                 sent = self.room.sent_at.pop(frame["from"], None)
                 if sent is not None and stats.measuring:

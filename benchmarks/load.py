@@ -218,6 +218,14 @@ def summarise(results: list[dict[str, Any]], shape: LoadShape) -> dict[str, Any]
             "snapshot_median": snapshot,
             "patch_share": rounded(patch / snapshot, 4) if patch and snapshot else None,
         }
+    parts = {}
+    for part in ("ops", "log", "envelope"):
+        merged: Counter[int] = Counter()
+        for r in results:
+            for size, count in r.get("patch_parts", {}).get(part, {}).items():
+                merged[int(size)] += count
+        parts[part] = size_median(dict(merged))
+    sizes["patch_parts_median"] = parts
     every: Counter[int] = Counter(_merge_hist(results, "patch_sizes", "seat"))
     every.update(_merge_hist(results, "patch_sizes", "spectator"))
     errors: Counter[str] = Counter()
@@ -365,6 +373,10 @@ def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
     out["bytes"] = {
         "patch_median": _med(runs, "bytes", "patch_median"),
+        "patch_parts_median": {
+            part: _med(runs, "bytes", "patch_parts_median", part)
+            for part in ("ops", "log", "envelope")
+        },
         **{
             kind: {
                 k: _med(runs, "bytes", kind, k)
