@@ -21,18 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 TINY: dict[str, list[str]] = {
-    "load": ["--rooms", "2", "--seconds", "1", "--warmup", "0.2"],
-    "idle": ["--connections", "20", "--settle", "0.3"],
-    "scaleout": [
-        "--rooms",
-        "2",
-        "--seconds",
-        "0.5",
-        "--warmup",
-        "0.1",
-        "--redis-url",
-        REDIS_URL,
-    ],
+    "load": "--rooms 2 --seconds 1 --warmup 0.2".split(),
+    "idle": "--connections 20 --settle 0.3".split(),
+    "scaleout": [*"--rooms 2 --seconds 0.5 --warmup 0.1".split(), "--redis-url", REDIS_URL],
 }
 
 
