@@ -124,7 +124,7 @@ def replay(moves: int, seed: int) -> dict[str, float]:
 def _public_once(
     old: dict[Any, dict[str, Any]],
     new: dict[Any, dict[str, Any]],
-    diff: Callable[[Any, Any], list[dict[str, Any]]],
+    diff: Callable[..., list[dict[str, Any]]],
 ) -> dict[Any, list[dict[str, Any]]]:
     """Diff the shared part once (the spectator's document), then each seat's own keys."""
     shared = diff(old[None], new[None])
