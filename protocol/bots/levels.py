@@ -15,13 +15,13 @@ from .search import SearchBot, SearchConfig
 from .simple import HeuristicBot, RandomBot
 
 #: The time a search level may spend on one turn unless told otherwise.
-DEFAULT_BUDGET_MS = 80.0
+DEFAULT_BUDGET_MS = 75.0
 
 #: The strength settings of the search levels.
 CONFIGS: dict[str, SearchConfig] = {
     "medium": SearchConfig(overlook_moves=0.35, noise=0.7),
     "hard": SearchConfig(),
-    "expert": SearchConfig(worlds=120, candidates=16),
+    "expert": SearchConfig(worlds=240, candidates=16, first_stage=16),
 }
 
 _SIMPLE: dict[str, Callable[[int | str | None], Bot]] = {
