@@ -169,6 +169,11 @@ class RateLimited(ClientError):
     default_message = "Too many messages; slow down."
 
 
+class TooManyRooms(ClientError):
+    code = "too_many_rooms"
+    default_message = "This connection has created as many rooms as it may."
+
+
 class StoreUnavailable(KingsCornerError):
     code = "store_unavailable"
     client_fault = False

@@ -24,7 +24,7 @@ PileName = Literal["N", "E", "S", "W", "NE", "SE", "SW", "NW"]
 
 
 class _Message(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
 # --- actions (the engine's wire vocabulary) ------------------------------------------
@@ -40,7 +40,7 @@ class MoveAction(_Message):
     type: Literal["move"]
     from_: str = Field(alias="from", max_length=2)
     to: str = Field(max_length=2)
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
 
 
 class EndTurnAction(_Message):
@@ -297,7 +297,7 @@ class Patch(_Message):
     ops: list[dict[str, Any]]
     log: list[LogLine] = Field(default_factory=list)
     seq: int | None = None
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
 
 
 class ChatLine(_Message):

@@ -37,6 +37,7 @@ from protocol.errors import (
     RateLimited,
     RoomFull,
     StoreUnavailable,
+    TooManyRooms,
     UnsupportedVersion,
 )
 from protocol.messages import (
@@ -209,14 +210,18 @@ class GameServer:
         strikes = 0
         try:
             async for frame in ws:
+                if conn.closing:
+                    continue
                 if conn.allow():
                     strikes = 0
                 else:
                     # Refused frames in a row: past a burst's worth, the client is not listening.
                     strikes += 1
                     if strikes > self.settings.burst:
-                        await ws.close(POLICY_VIOLATION, "rate limit exceeded")
-                        break
+                        # After the replies already queued; keep reading (and discarding)
+                        # so the closing handshake is not stuck behind unread frames.
+                        conn.close_after_queue(POLICY_VIOLATION, "rate limit exceeded")
+                        continue
                     self._refuse(conn, RateLimited(), None)
                     continue
                 await self._handle_frame(conn, frame)
@@ -253,7 +258,10 @@ class GameServer:
         if isinstance(message, Hello):
             if message.version not in SUPPORTED_VERSIONS:
                 raise UnsupportedVersion(f"This server speaks protocol version {PROTOCOL_VERSION}.")
-            conn.name = _clean(message.name)
+            name = _clean(message.name)
+            if not name:
+                raise BadMessage("A name needs at least one visible character.")
+            conn.name = name
             conn.greeted = True
             conn.send(
                 dumps({"type": "welcome", "version": PROTOCOL_VERSION, "server": SERVER_NAME})
@@ -268,7 +276,12 @@ class GameServer:
 
     async def _create(self, conn: Connection, msg: Create) -> None:
         self._not_in_room(conn)
+        if conn.rooms_created >= self.settings.rooms_per_connection:
+            raise TooManyRooms(
+                f"A connection may create {self.settings.rooms_per_connection} rooms."
+            )
         live = await self.lobby.create(msg.options)
+        conn.rooms_created += 1
         if msg.spectate:
             await self._spectate(conn, live)
         else:
@@ -322,8 +335,7 @@ class GameServer:
             live.attach(conn, msg.seat)
 
     async def _take_seat_as_spectator(self, conn: Connection, live: Any, seat: int) -> str:
-        async with live.lock:
-            live.detach(conn, quiet=True)
+        # join_seat moves the spectator only once the seat is really theirs.
         return await self.lobby.join_seat(conn, live, seat)
 
     async def _start(self, conn: Connection, msg: Start) -> None:
@@ -397,10 +409,22 @@ class GameServer:
         from protocol.bots import hint
 
         check_phase(live.room.phase, "hint")
-        assert live.room.match is not None
-        view = seat_view(live.room.match, conn.seat)
-        loop = asyncio.get_running_loop()
-        action: Action = await loop.run_in_executor(self._bot_pool, hint, view)
+        room = live.room
+        assert room.match is not None
+        seat = conn.seat
+        cached = live.hints.get(seat)
+        if cached is not None and cached[0] == room.version:
+            action = cached[1]
+        else:
+            asked = live.hints_asked.get(seat)
+            count = asked[1] + 1 if asked is not None and asked[0] == room.turn_key else 1
+            if count > self.settings.hints_per_turn:
+                raise RateLimited(f"At most {self.settings.hints_per_turn} hints per turn.")
+            live.hints_asked[seat] = (room.turn_key, count)
+            view = seat_view(room.match, seat)
+            loop = asyncio.get_running_loop()
+            action = await loop.run_in_executor(self._bot_pool, hint, view)
+            live.hints[seat] = (room.version, action)
         conn.send(dumps({"type": "hint", "action": action.wire(), "text": action.text()}))
 
     async def _ready(self, conn: Connection, msg: Ready) -> None:
@@ -520,9 +544,10 @@ class GameServer:
         if self.ws_server is not None:
             self.ws_server.close(close_connections=False)
         frame = dumps({"type": "closing", "reason": "The server is restarting; reconnect shortly."})
-        for conn in list(self.connections):
+        open_ = [c for c in self.connections if c.open]
+        for conn in open_:
             conn.send(frame)
-        await asyncio.gather(*(c.flush(1.0) for c in list(self.connections)))
+        await asyncio.gather(*(c.flush(1.0) for c in open_))
         for conn in list(self.connections):
             await conn.ws.close(1001, "server shutting down")
         for live in list(self.lobby.rooms.values()):
@@ -597,6 +622,7 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
         max_size=settings.max_message,
         ping_interval=settings.ping_interval,
         ping_timeout=settings.ping_timeout,
+        close_timeout=settings.close_timeout,
         server_header=SERVER_NAME,
     )
     return game

@@ -48,6 +48,12 @@ class Settings:
     #: Keepalive ping interval and timeout, in seconds.
     ping_interval: float = 20.0
     ping_timeout: float = 20.0
+    #: Seconds to wait for a peer's closing handshake before dropping the TCP connection.
+    close_timeout: float = 2.0
+    #: Rooms one connection may create.
+    rooms_per_connection: int = 20
+    #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
+    hints_per_turn: int = 3
     #: permessage-deflate compression (off: it costs CPU and memory per connection).
     compression: bool = False
     #: Key and channel prefix in Redis (several deployments can share one Redis).
@@ -66,9 +72,11 @@ class Settings:
     process_id: str = field(default_factory=lambda: secrets.token_hex(4))
 
     @property
-    def origin_list(self) -> list[str] | None:
-        items = [o.strip() for o in self.origins.split(",") if o.strip()]
-        return items or None
+    def origin_list(self) -> list[str | None] | None:
+        """Allowed Origins; None (no header) stays allowed: only browsers send Origin, and
+        the allowlist exists to stop other sites' pages, not our terminal client or bots."""
+        items: list[str | None] = [o.strip() for o in self.origins.split(",") if o.strip()]
+        return [*items, None] if items else None
 
 
 def _convert(kind: Any, text: str) -> Any:

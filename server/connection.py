@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -17,6 +17,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _ids = itertools.count(1)
+
+
+class _Close(NamedTuple):
+    """Queued after the last frame: close the connection once everything before is sent."""
+
+    code: int
+    reason: str
+
 
 #: Close code for a client that fell too far behind (RFC 6455 "try again later").
 SLOW_CLIENT = 1013
@@ -50,7 +58,9 @@ class Connection:
         self.version = 0
         self.ticket: tuple[int, str] | None = None
         self.queued_at: float | None = None
-        self._queue: asyncio.Queue[str] = asyncio.Queue(queue_size)
+        self._queue: asyncio.Queue[str | _Close] = asyncio.Queue(queue_size)
+        self.closing = False
+        self.rooms_created = 0
         self._writer = asyncio.create_task(self._write())
         self._rate = rate
         self._burst = float(burst)
@@ -92,6 +102,9 @@ class Connection:
         try:
             while True:
                 frame = await self._queue.get()
+                if isinstance(frame, _Close):
+                    await self.ws.close(frame.code, frame.reason)
+                    return
                 await self.ws.send(frame)
                 if self._metrics is not None:
                     self._metrics.frames_out.inc()
@@ -99,10 +112,27 @@ class Connection:
         except ConnectionClosed:
             pass
 
+    @property
+    def open(self) -> bool:
+        """True while frames can still go out."""
+        return not self._writer.done() and self.ws.state.name == "OPEN"
+
+    def close_after_queue(self, code: int, reason: str) -> None:
+        """Close once the frames already queued are sent; ignore what the client sends."""
+        if self.closing:
+            return
+        self.closing = True
+        try:
+            self._queue.put_nowait(_Close(code, reason))
+        except asyncio.QueueFull:
+            self._closer = asyncio.ensure_future(self.ws.close(code, reason))
+
     async def flush(self, timeout: float = 2.0) -> None:
         """Wait (a little) for queued frames to go out."""
         deadline = time.monotonic() + timeout
-        while not self._queue.empty() and time.monotonic() < deadline:
+        while not self._queue.empty() and not self._writer.done():
+            if time.monotonic() >= deadline:
+                return
             await asyncio.sleep(0.01)
 
     def stop(self) -> None:

@@ -49,6 +49,10 @@ class LiveRoom:
         self._expiry: asyncio.Task[None] | None = None
         self._listed: dict[str, Any] | None = None
         self._bots: dict[int, Any] = {}
+        #: The last hint per seat, with the room version it was computed at.
+        self.hints: dict[int, tuple[int, Action]] = {}
+        #: Hints computed per seat in the current turn: (turn key, count).
+        self.hints_asked: dict[int, tuple[tuple[int, int] | None, int]] = {}
 
     # --- connections -----------------------------------------------------------------
 

@@ -84,6 +84,8 @@ class Lobby:
 
         await live.commit(decide)
         async with live.lock:
+            if conn.room is live:  # a spectator taking a seat
+                live.detach(conn, quiet=True)
             live.attach(conn, placed[0], token)
         await live.seat_returned(placed[0])
         return token

@@ -62,13 +62,6 @@ async def test_without_origins_any_origin_is_served() -> None:
         assert await handshake_status(url, None) == 101
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/config.py Settings.origin_list never includes None, so once origins is "
-    "set every client that sends no Origin header (clients/net.py GameClient: the terminal "
-    "and bot clients) is refused with 403; browsers always send Origin, so allowing a "
-    "missing one costs nothing",
-)
 async def test_clients_without_an_origin_header_are_still_served_when_origins_are_set() -> None:
     async with serving(default_settings(origins=ALLOWED[0])) as game:
         assert await handshake_status(ws_url(game), None) == 101

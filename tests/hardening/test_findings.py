@@ -1,11 +1,8 @@
-"""Bugs and missing limits the hardening work found, each pinned by a strict xfail.
-
-Each test states the behaviour the protocol promises (or a limit a public server needs);
-it fails today and will turn into an unexpected pass, failing CI, once the server is fixed,
-so the marker is removed together with the fix.
-"""
+"""Bugs and missing limits the hardening work found, now fixed: each test pins the fix."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -14,12 +11,6 @@ from clients.net import GameClient
 from .helpers import clients_of, default_settings, fast_settings, serving
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/app.py GameServer._take_seat_as_spectator detaches the spectator before "
-    "Lobby.join_seat decides: when the sit is refused (seat_taken, bad_phase, room_locked) "
-    "the error says nothing changed, yet the spectator has silently left the room",
-)
 async def test_a_refused_sit_leaves_a_spectator_watching() -> None:
     async with serving(fast_settings()) as game, clients_of(game) as pool:
         host = await pool.new("Ana")
@@ -51,13 +42,6 @@ WRONG_TYPES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="protocol/codec.py decode_client validates in pydantic's lax mode: strings, "
-    "floats and booleans are coerced into int and bool fields ('1', 1.0 and true become "
-    "version 1, 'yes' becomes true), although docs/protocol.md says wrong types are refused "
-    "with bad_message (the engine already refuses a boolean target, commit 4fbeb77)",
-)
 async def test_wrong_types_are_refused_not_coerced() -> None:
     async with serving(fast_settings()) as game, clients_of(game) as pool:
         c = await pool.new("Ana")
@@ -75,12 +59,6 @@ async def test_wrong_types_are_refused_not_coerced() -> None:
         assert not accepted, accepted
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="missing limit: nothing bounds the rooms one connection creates (create, "
-    "leave, create ...); each stays in memory and in the store until room_ttl (30 min), so "
-    "one client within the rate limit can pile up tens of thousands of rooms",
-)
 async def test_one_connection_cannot_create_rooms_without_bound() -> None:
     # The rate limit is lifted: it is a different limit.
     settings = default_settings(rate=1e6, burst=10**6)
@@ -97,25 +75,40 @@ async def test_one_connection_cannot_create_rooms_without_bound() -> None:
         assert refused is not None, f"{len(game.lobby.rooms)} rooms created by one client"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="missing limit: every hint runs the expert search (up to 80 ms of CPU) on the "
-    "two-thread bot pool shared with every room's bots; a seat may ask again and again on "
-    "the same turn, so one client within the rate limit keeps the pool busy",
-)
-async def test_hints_on_one_turn_are_limited() -> None:
-    async with serving(default_settings(bot_delay=0.0)) as game, clients_of(game) as pool:
+async def test_hints_on_one_turn_are_limited(monkeypatch: pytest.MonkeyPatch) -> None:
+    import protocol.bots as bots
+
+    searches: list[int] = []
+    real_hint = bots.hint
+
+    def counted(view: Any) -> Any:
+        searches.append(1)
+        return real_hint(view)
+
+    monkeypatch.setattr(bots, "hint", counted)
+    settings = default_settings(bot_delay=0.0, hints_per_turn=1)
+    async with serving(settings) as game, clients_of(game) as pool:
         c: GameClient = await pool.new("Ana")
-        await c.create(seats=2, target=500, dealer=1, bots=[None, "random"])
+        code = await c.create(seats=3, target=500, dealer=2, bots=[None, "random", None])
+        other = await pool.new("Ben")
+        await other.join(code)
+        await other.ready()
         await c.start()
         await c.until(lambda cl: cl.my_turn)
         start = len(c.frames)
 
-        def answers(cl: GameClient) -> list[dict[str, object]]:
+        def answers(cl: GameClient) -> list[dict[str, Any]]:
             return [f for f in cl.frames[start:] if f["type"] in ("hint", "error")]
 
+        # Asking again about the same position costs no search.
         for _ in range(10):
             await c.send({"type": "hint"})
         await c.until(lambda cl: len(answers(cl)) == 10, timeout=30)
-        assert c.my_turn  # all on the same turn
-        assert any(f["type"] == "error" for f in answers(c)), "ten hints on one turn answered"
+        assert {f["text"] for f in answers(c)} == {answers(c)[0]["text"]}
+        assert len(searches) == 1
+        # The room changes (Ben leaves) on the same turn: a new search is past the limit.
+        await other.close()
+        await c.until(lambda cl: not cl.doc["room"]["seats"][2]["connected"])  # type: ignore[index]
+        error = await c.request({"type": "hint"}, "error")
+        assert error["code"] == "rate_limited" and c.my_turn
+        assert len(searches) == 1

@@ -257,8 +257,8 @@ def expected_for(world: World, context: str, message: ClientMessage) -> Outcome:
         }[context]
         return Refused(frozenset(codes))
     if isinstance(message, Sit):
-        # A spectator whose sit is refused is dropped from the room (an xfail in
-        # test_findings.py); only seated players' sits are fuzzed here.
+        # Spectators' refused sits are pinned in test_findings.py; only seated players'
+        # sits are fuzzed here.
         return no("bad_phase") if seated else None
     if isinstance(message, Start):
         return no("bad_phase") if context != "lobby" else no("not_seated")

@@ -107,7 +107,7 @@ async def flood(game: GameServer, count: int) -> tuple[list[dict[str, object]], 
 
 def release(game: GameServer) -> None:
     """Drop the server's side of every connection, so a teardown does not wait for the
-    closing handshake of a connection the server stopped reading (see the xfail below)."""
+    closing handshake of a connection the server has already given up on."""
     for conn in list(game.connections):
         conn.ws.transport.abort()
 
@@ -145,12 +145,6 @@ async def test_a_client_that_keeps_flooding_is_closed_with_1008() -> None:
             release(game)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/app.py GameServer.handle closes with 1008 straight away while the "
-    "replies and rate_limited errors it queued are still in the Connection's send queue: "
-    "the close overtakes them and a flooding client never sees why it was closed",
-)
 async def test_a_flooding_client_is_told_rate_limited_before_the_1008_close() -> None:
     async with serving(default_settings()) as game:
         try:
@@ -161,12 +155,6 @@ async def test_a_flooding_client_is_told_rate_limited_before_the_1008_close() ->
             release(game)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/app.py GameServer.handle awaits ws.close(1008) and stops reading: with "
-    "more than max_queue unread frames behind, the client's close frame is never read and "
-    "the connection is held for websockets' whole close_timeout (10 s)",
-)
 async def test_a_connection_closed_for_flooding_is_released_promptly() -> None:
     async with serving(default_settings()) as game:
         try:
@@ -269,12 +257,6 @@ async def test_control_characters_are_stripped_from_names_and_chat() -> None:
         assert line["name"] == "Ana" and line["text"] == "hithere!"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/app.py GameServer._dispatch (Hello) cleans the name after validation "
-    "and keeps it even when nothing is left: a name of only control or blank characters "
-    "gives a seat with an empty name",
-)
 async def test_a_name_that_is_empty_once_cleaned_is_not_used() -> None:
     async with serving(default_settings()) as game, clients_of(game) as pool:
         c = GameClient(pool.url, "\u200b\x07 ")

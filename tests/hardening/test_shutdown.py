@@ -224,12 +224,6 @@ async def check_resumed(
         assert players[0].game is None or await play_moves(players, random.Random(1), 2) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server/app.py GameServer.shutdown sends 'closing' to connections that already "
-    "closed (their handler has not removed them yet) and then Connection.flush waits its "
-    "whole timeout (1 s) for a queue whose writer task is gone",
-)
 async def test_shutdown_does_not_wait_for_connections_that_already_closed() -> None:
     async with serving(fast_settings()) as game:
         async with clients_of(game) as pool:
