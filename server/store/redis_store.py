@@ -4,6 +4,13 @@ Several server processes point at one Redis and cooperate through it. Every step
 not interleave with another process's (appending to a room, creating it, taking a batch of
 quick-play tickets, taking a lease) is one Lua script, so Redis runs it atomically.
 
+"One Redis" may be a single server, a Redis Cluster or a primary watched by Sentinels; the
+URL says which (see :func:`parse_redis_url`)::
+
+    redis://[user:password@]host:6379/0                       one server (rediss:// for TLS)
+    redis+cluster://[user:password@]host1:7000,host2:7001       Cluster, by any seed nodes
+    redis+sentinel://[user:password@]s1:26379,s2:26379/NAME/0   the primary Sentinels call NAME
+
 Key layout (``kc`` is the default prefix)::
 
     kc:{room:CODE}:events            list of JSON events; the room's version is its length
@@ -23,15 +30,20 @@ Key layout (``kc`` is the default prefix)::
     kc:{alltime}:names               hash player -> display name
     channel kc:NAME                  pub/sub channel for the store channel NAME
 
-The part in braces is a Redis Cluster hash tag: every key a script or command touches at
-once lies in one hash slot, so the same layout works on a Cluster. Steps that touch several
-rooms (a heartbeat, deleting a room and unlisting it) are several single-slot commands.
+The part in braces is a Redis Cluster hash tag. Every script, every multi-key command and
+every MULTI/EXEC block touches keys of one tag only, so each runs on one shard of a
+Cluster. Steps over several tags (a heartbeat over several rooms, deleting a room and
+unlisting it, saving a match and listing it per player) are pipelines without MULTI, which
+the Cluster client splits per shard, or separate commands: none of them needs atomicity.
 
-Announcements use one dedicated connection read by a background task. When Redis goes away
-the task reconnects with exponential backoff and subscribes every recorded channel again by
-itself; messages published while it was away are lost, as with any pub/sub, so a subscriber
-that cares catches up with :meth:`RedisStore.read`. Whenever Redis cannot be reached the
-store raises :class:`~protocol.errors.StoreUnavailable`, never a redis-py exception.
+Announcements use classic pub/sub on one dedicated connection read by a background task
+(on a Cluster, PUBLISH reaches the subscribers of every node, so that connection may go to
+any node; each attempt takes the next node). When the connection is lost the task
+reconnects with exponential backoff and subscribes every recorded channel again by itself;
+messages published while it was away are lost, as with any pub/sub, so a subscriber that
+cares catches up with :meth:`RedisStore.read`. Whenever Redis cannot be reached (including
+a Cluster shard that is down and a primary under fail-over) the store raises
+:class:`~protocol.errors.StoreUnavailable`, never a redis-py exception.
 """
 
 from __future__ import annotations
@@ -42,13 +54,17 @@ import logging
 import random
 import secrets
 from collections.abc import Iterator, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import parse_qsl, unquote
 
 import orjson
 import redis.asyncio as aioredis
 import redis.exceptions as rexc
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
 
 from protocol.errors import Conflict, RoomNotFound, StoreUnavailable
@@ -59,13 +75,160 @@ log = logging.getLogger(__name__)
 
 #: Errors that mean "Redis cannot be reached right now" (BusyLoadingError, raised while a
 #: restarted Redis loads its data, is a ConnectionError; ReadOnlyError comes from a replica
-#: that is not yet promoted).
+#: that is not yet promoted; MasterNotFoundError, a ConnectionError, from Sentinels that know
+#: no healthy primary). On a Cluster: CLUSTERDOWN and TRYAGAIN replies, and the client's
+#: RedisClusterException when no node answers or a slot has no live primary.
 _UNREACHABLE: tuple[type[BaseException], ...] = (
     rexc.ConnectionError,
     rexc.TimeoutError,
     rexc.ReadOnlyError,
+    rexc.ClusterDownError,
+    rexc.TryAgainError,
+    rexc.RedisClusterException,
     OSError,
 )
+#: RedisClusterExceptions that are bugs, not outages: they must surface as they are.
+_MISUSE: tuple[type[BaseException], ...] = (
+    rexc.CrossSlotTransactionError,
+    rexc.InvalidPipelineStack,
+)
+
+# --- where Redis is ------------------------------------------------------------------------
+
+RedisKind = Literal["single", "cluster", "sentinel"]
+
+_CLUSTER_PORT = 6379
+_SENTINEL_PORT = 26379
+_SENTINEL_OPTIONS = ("sentinel_username", "sentinel_password")
+
+
+@dataclass(frozen=True, slots=True)
+class RedisTarget:
+    """Where the Redis store connects: the result of :func:`parse_redis_url`.
+
+    ``kind`` is ``"single"`` (``url`` is then handed to redis-py as it is), ``"cluster"``
+    (``nodes`` are seed nodes; any one that answers tells the client the whole Cluster) or
+    ``"sentinel"`` (``nodes`` are Sentinels, ``service`` the name they monitor the primary
+    under, ``db`` its database). ``username``/``password`` log in to the Redis servers,
+    ``sentinel_username``/``sentinel_password`` to the Sentinels; ``tls`` applies to both.
+    """
+
+    kind: RedisKind
+    url: str = ""
+    nodes: tuple[tuple[str, int], ...] = ()
+    service: str = ""
+    db: int = 0
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    sentinel_username: str | None = None
+    sentinel_password: str | None = None
+
+
+def parse_redis_url(url: str) -> RedisTarget:
+    """Parse the store's Redis URL; raise ``ValueError`` (naming the problem) if it is bad.
+
+    Accepted forms (``[...]`` is optional; ``rediss`` instead of ``redis`` means TLS)::
+
+        redis://[user:password@]host[:port][/db][?option=value...]   (also unix://path)
+        redis+cluster://[user:password@]host[:port][,host[:port]...][/]
+        redis+sentinel://[user:password@]host[:port][,host[:port]...]/service[/db]
+            [?sentinel_username=...&sentinel_password=...]
+
+    A single server's URL is redis-py's own and is passed on untouched. Cluster seed nodes
+    default to port 6379, Sentinels to 26379; an IPv6 address is written in brackets
+    (``[::1]:7000``). User name and password are percent-decoded; in the Sentinel form they
+    are the Redis servers' credentials, the Sentinels' own go in the query.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError("not a Redis URL (no scheme://); e.g. redis://127.0.0.1:6379/0")
+    scheme = scheme.lower()
+    if scheme in ("redis", "rediss", "unix"):
+        return RedisTarget("single", url=url)
+    base, _, mode = scheme.partition("+")
+    if base not in ("redis", "rediss") or mode not in ("cluster", "sentinel"):
+        raise ValueError(
+            f"unsupported Redis URL scheme {scheme!r}: use redis://, rediss://, unix://, "
+            "redis+cluster://, rediss+cluster://, redis+sentinel:// or rediss+sentinel://"
+        )
+    if "#" in rest:
+        raise ValueError("a Redis URL has no #fragment")
+    rest, _, query = rest.partition("?")
+    netloc, _, path = rest.partition("/")
+    userinfo, at, hosts = netloc.rpartition("@")
+    username = password = None
+    if at:
+        user, colon, secret = userinfo.partition(":")
+        username = unquote(user) or None
+        password = unquote(secret) if colon else None
+    options = dict(parse_qsl(query, keep_blank_values=True))
+    tls = base == "rediss"
+    if mode == "cluster":
+        if path not in ("", "0"):
+            raise ValueError("a Redis Cluster has only database 0: drop the path of the URL")
+        if options:
+            raise ValueError(f"unknown option(s) for redis+cluster: {', '.join(sorted(options))}")
+        nodes = _nodes(hosts, _CLUSTER_PORT)
+        return RedisTarget("cluster", nodes=nodes, username=username, password=password, tls=tls)
+    unknown = sorted(set(options) - set(_SENTINEL_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option(s) for redis+sentinel: {', '.join(unknown)}")
+    parts = path.split("/") if path else []
+    if parts and parts[-1] == "":
+        parts.pop()
+    if not parts or not parts[0] or len(parts) > 2:
+        raise ValueError(
+            "a redis+sentinel URL names the monitored primary: "
+            "redis+sentinel://host:26379[,host:26379...]/service[/db]"
+        )
+    service = unquote(parts[0])
+    db = _number(parts[1], "database") if len(parts) == 2 else 0
+    return RedisTarget(
+        "sentinel",
+        nodes=_nodes(hosts, _SENTINEL_PORT),
+        service=service,
+        db=db,
+        username=username,
+        password=password,
+        tls=tls,
+        sentinel_username=unquote(options["sentinel_username"]) or None
+        if "sentinel_username" in options
+        else None,
+        sentinel_password=options.get("sentinel_password"),
+    )
+
+
+def _nodes(hosts: str, default_port: int) -> tuple[tuple[str, int], ...]:
+    nodes = tuple(_host_port(item.strip(), default_port) for item in hosts.split(","))
+    if len(set(nodes)) != len(nodes):
+        raise ValueError("a node is listed twice in the Redis URL")
+    return nodes
+
+
+def _host_port(item: str, default_port: int) -> tuple[str, int]:
+    if item.startswith("["):
+        host, bracket, tail = item[1:].partition("]")
+        if not bracket or (tail and not tail.startswith(":")):
+            raise ValueError(f"bad IPv6 node in Redis URL: {item!r}")
+        port_text = tail[1:]
+    elif item.count(":") > 1:
+        raise ValueError(f"write an IPv6 address in brackets, e.g. [::1]:7000: {item!r}")
+    else:
+        host, _, port_text = item.partition(":")
+    if not host:
+        raise ValueError("a node without a host in the Redis URL")
+    port = _number(port_text, "port") if port_text else default_port
+    if not 0 < port < 65536:
+        raise ValueError(f"port out of range in Redis URL: {port}")
+    return host, port
+
+
+def _number(text: str, what: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"bad {what} in Redis URL: {text!r}")
+    return int(text)
+
 
 # Arguments per RPUSH inside a script: Lua's unpack() has a bounded stack.
 _PUSH_CHUNK = 1000
@@ -182,6 +345,8 @@ def _reachable() -> Iterator[None]:
     """Turn every "cannot reach Redis" failure into :class:`StoreUnavailable`."""
     try:
         yield
+    except _MISUSE:
+        raise
     except _UNREACHABLE as exc:
         raise StoreUnavailable() from exc
 
@@ -197,12 +362,20 @@ def _ms(seconds: float) -> int:
 class RedisStore:
     """A :class:`~server.store.base.Store` shared by every process pointing at one Redis.
 
-    ``url`` is a redis-py URL (``redis://host:6379/0``, ``rediss://`` for TLS, with an
-    optional ``user:password@``). ``prefix`` starts every key and channel name, so several
-    deployments (or test runs) can share one Redis. ``timeout`` bounds connecting and each
-    command; ``health_interval`` is how often the idle announcement connection is pinged
-    (two silent intervals count as a lost connection); reconnection waits start small and
-    double up to ``backoff_max`` seconds.
+    ``url`` says where Redis is: one server (redis-py's ``redis://host:6379/0``,
+    ``rediss://`` for TLS, with an optional ``user:password@``), a Redis Cluster
+    (``redis+cluster://host1:7000,host2:7001``) or a primary found through Sentinels
+    (``redis+sentinel://s1:26379,s2:26379,s3:26379/mymaster``); see
+    :func:`parse_redis_url`, which raises ``ValueError`` for a bad one. ``prefix`` starts
+    every key and channel name, so several deployments (or test runs) can share one Redis.
+    ``timeout`` bounds connecting and each command; ``health_interval`` is how often the
+    idle announcement connection is pinged (two silent intervals count as a lost
+    connection); reconnection waits start small and double up to ``backoff_max`` seconds.
+
+    On a Cluster, a command for a shard whose primary is down raises ``StoreUnavailable``
+    until a replica is promoted; the client then learns the new layout by itself. Through
+    Sentinels, every new connection asks them for the current primary, so after a fail-over
+    the store finds the promoted replica by itself.
 
     Constructing the store does no I/O; the first command connects.
     """
@@ -217,20 +390,58 @@ class RedisStore:
         backoff_max: float = 2.0,
     ) -> None:
         self.prefix = prefix
+        self.target = parse_redis_url(url)
         self._timeout = timeout
         self._health_interval = health_interval
         self._backoff_max = backoff_max
         # No retries inside redis-py: a lost reply must not run a script twice (a retried
         # queue_take could hand out a batch nobody receives). The pool already replaces
         # connections that went stale while idle, e.g. across a Redis restart.
-        self._pool: ConnectionPool = ConnectionPool.from_url(
-            url,
-            protocol=2,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-        )
-        self._redis = aioredis.Redis(connection_pool=self._pool)
+        connection: dict[str, Any] = {
+            "protocol": 2,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry": Retry(NoBackoff(), 0),
+        }
+        target = self.target
+        credentials: dict[str, Any] = {"username": target.username, "password": target.password}
+        self._sentinel: Sentinel | None = None
+        self._pool: ConnectionPool | None = None
+        self._redis: aioredis.Redis | RedisCluster
+        if target.kind == "cluster":
+            # require_full_coverage=False: while one shard is down, rooms on the others go
+            # on (if the servers allow it: cluster-require-full-coverage no).
+            self._redis = RedisCluster(
+                startup_nodes=[ClusterNode(host, port) for host, port in target.nodes],
+                require_full_coverage=False,
+                ssl=target.tls,
+                **credentials,
+                **connection,
+            )
+        elif target.kind == "sentinel":
+            self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
+                target.nodes,
+                sentinel_kwargs={
+                    **connection,
+                    "username": target.sentinel_username,
+                    "password": target.sentinel_password,
+                    "ssl": target.tls,
+                },
+            )
+            self._pool = SentinelConnectionPool(  # type: ignore[no-untyped-call]
+                target.service,
+                self._sentinel,
+                db=target.db,
+                ssl=target.tls,
+                **credentials,
+                **connection,
+            )
+        else:
+            self._pool = ConnectionPool.from_url(target.url, **connection)
+        if self._pool is not None:
+            self._redis = aioredis.Redis(connection_pool=self._pool)
+        # Round-robin over Cluster nodes for the announcement connection, from a random one.
+        self._link_turn = random.randrange(1 << 16)
         self._create = self._redis.register_script(_CREATE)
         self._append = self._redis.register_script(_APPEND)
         self._read = self._redis.register_script(_READ)
@@ -397,17 +608,30 @@ class RedisStore:
         before = self._reported.get(process, set())
         self._reported[process] = before | set(by_room)
         ttl_ms = _ms(ttl)
+        # One pipeline without MULTI: on a Cluster it is split per shard. A server that does
+        # not know the script yet (restarted, or a promoted replica) answers NOSCRIPT; then
+        # the script is loaded and the whole beat sent again, which is harmless.
         with _reachable():
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for room, infos in by_room.items():
-                    keys = [self._room(room, "presence"), self._room(room, "presence-until")]
-                    await self._presence_put(
-                        keys=keys, args=[process, ttl_ms, _dump(infos)], client=pipe
-                    )
-                for room in before - set(by_room):
-                    pipe.hdel(self._room(room, "presence"), process)
-                    pipe.hdel(self._room(room, "presence-until"), process)
-                await pipe.execute()
+            for attempt in range(2):
+                try:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for room, infos in by_room.items():
+                            room_keys = [
+                                self._room(room, "presence"),
+                                self._room(room, "presence-until"),
+                            ]
+                            pipe.evalsha(
+                                self._presence_put.sha, 2, *room_keys, process, ttl_ms, _dump(infos)
+                            )
+                        for room in before - set(by_room):
+                            pipe.hdel(self._room(room, "presence"), process)
+                            pipe.hdel(self._room(room, "presence-until"), process)
+                        await pipe.execute()
+                    break
+                except rexc.NoScriptError:
+                    if attempt:
+                        raise
+                    await self._redis.script_load(_PRESENCE_PUT)
         self._reported[process] = set(by_room)
 
     async def presence(self, code: str) -> list[dict[str, Any]]:
@@ -567,9 +791,17 @@ class RedisStore:
         return [board_row(r) for r in rows[:limit]]
 
     async def ping(self) -> bool:
-        """True when Redis answers within the timeout; never raises."""
+        """True when Redis answers within the timeout; never raises.
+
+        On a Cluster every primary must answer: a shard that is down makes its rooms
+        unavailable, so the store does not count as up.
+        """
         try:
-            return bool(await asyncio.wait_for(self._redis.ping(), self._timeout))
+            if isinstance(self._redis, RedisCluster):
+                answer = self._redis.ping(target_nodes=RedisCluster.PRIMARIES)
+            else:
+                answer = self._redis.ping()
+            return bool(await asyncio.wait_for(answer, self._timeout))
         except Exception:
             return False
 
@@ -589,7 +821,10 @@ class RedisStore:
             self._reader = None
         await self._drop_link(None)
         await self._redis.aclose()
-        await self._pool.disconnect()
+        if self._pool is not None:
+            await self._pool.disconnect()
+        if self._sentinel is not None:
+            await self._sentinel.aclose()
 
     # --- the announcement reader ---------------------------------------------------------
 
@@ -632,9 +867,28 @@ class RedisStore:
             finally:
                 await self._drop_link(link)
 
-    async def _open_link(self) -> AbstractConnection:
-        # A connection of its own, outside the pool: it lives in subscribed mode.
+    def _new_link(self) -> AbstractConnection:
+        """A connection of its own, outside every pool: it lives in subscribed mode.
+
+        Single Redis: to the server. Sentinel: to the primary the Sentinels name at the
+        moment it connects. Cluster: to the next known node in turn (replicas included;
+        classic pub/sub messages reach every node), so a dead node is left behind.
+        """
+        if isinstance(self._redis, RedisCluster):
+            nodes = self._redis.get_nodes() or list(
+                self._redis.nodes_manager.startup_nodes.values()
+            )
+            node = nodes[self._link_turn % len(nodes)]
+            self._link_turn += 1
+            options = {**node.connection_kwargs, "retry": Retry(NoBackoff(), 0)}
+            cluster_link: AbstractConnection = node.connection_class(**options)
+            return cluster_link
+        assert self._pool is not None
         link: AbstractConnection = self._pool.make_connection()  # type: ignore[no-untyped-call]
+        return link
+
+    async def _open_link(self) -> AbstractConnection:
+        link = self._new_link()
         try:
             await link.connect()  # type: ignore[no-untyped-call]
             async with self._write_lock:
