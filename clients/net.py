@@ -53,6 +53,9 @@ class GameClient:
         self.room: str | None = None
         self.seat: int | None = None
         self.token: str | None = None
+        #: The secret player token (identity across visits): sent in every hello.
+        self.player: str | None = None
+        self.player_id: str | None = None
         self.role: str | None = None
         #: Every frame received, decoded, in order (the tests audit them).
         self.frames: list[Frame] = []
@@ -72,10 +75,16 @@ class GameClient:
     async def connect(self) -> GameClient:
         """Open the WebSocket and say hello; returns self."""
         self.ws = await connect(self.url, max_size=2**20, open_timeout=10)
-        await self._send({"type": "hello", "version": PROTOCOL_VERSION, "name": self.name})
+        await self._send(self._hello())
         self._reader = asyncio.create_task(self._read())
         await self.wait_for(lambda f: f["type"] == "welcome", errors=True)
         return self
+
+    def _hello(self) -> Frame:
+        hello: Frame = {"type": "hello", "version": PROTOCOL_VERSION, "name": self.name}
+        if self.player is not None:
+            hello["player"] = self.player
+        return hello
 
     async def close(self) -> None:
         self._closing = True
@@ -121,7 +130,7 @@ class GameClient:
             self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
             try:
                 self.ws = await connect(self.url, max_size=2**20, open_timeout=5)
-                await self._send({"type": "hello", "version": PROTOCOL_VERSION, "name": self.name})
+                await self._send(self._hello())
                 if self.room is not None and self.token is not None:
                     await self._send({"type": "join", "room": self.room, "token": self.token})
                 elif self.room is not None:
@@ -151,6 +160,8 @@ class GameClient:
                 self.token = frame["token"]
         elif kind in ("left", "kicked"):
             self.room = self.seat = self.role = self.doc = None
+        elif kind == "welcome":
+            self.player, self.player_id = frame["player"], frame["player_id"]
         elif kind == "chat":
             self.chat.append(frame)
         elif kind == "error":

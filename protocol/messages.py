@@ -75,11 +75,13 @@ class RoomOptions(_Message):
 
 
 class Hello(_Message):
-    """First message of every connection: the protocol version and a display name."""
+    """First message of every connection: the protocol version, a display name, and the
+    secret ``player`` token from an earlier ``welcome`` (omit it to get a new identity)."""
 
     type: Literal["hello"]
     version: int
     name: Name = "Player"
+    player: str | None = Field(default=None, min_length=16, max_length=64)
 
 
 class Create(_Message):
@@ -225,6 +227,26 @@ class Back(_Message):
     type: Literal["back"]
 
 
+class Daily(_Message):
+    """Play today's daily deal (UTC) against three bots: ranked the first time each day."""
+
+    type: Literal["daily"]
+
+
+class Leaderboard(_Message):
+    """Ask for a leaderboard: ``daily`` (of ``day``, today by default) or ``alltime``."""
+
+    type: Literal["leaderboard"]
+    board: Literal["daily", "alltime"] = "daily"
+    day: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+
+
+class MyMatches(_Message):
+    """Ask for your finished matches (newest first), to replay them."""
+
+    type: Literal["my_matches"]
+
+
 ClientMessage = Annotated[
     Hello
     | Create
@@ -247,7 +269,10 @@ ClientMessage = Annotated[
     | Kick
     | Lock
     | Rematch
-    | Back,
+    | Back
+    | Daily
+    | Leaderboard
+    | MyMatches,
     Field(discriminator="type"),
 ]
 
@@ -256,9 +281,14 @@ ClientMessage = Annotated[
 
 
 class Welcome(_Message):
+    """``player`` is your secret identity token: keep it and send it in every ``hello``.
+    ``player_id`` is its public form (leaderboards, match history)."""
+
     type: Literal["welcome"] = "welcome"
     version: int
     server: str
+    player: str
+    player_id: str
 
 
 class Joined(_Message):
@@ -357,6 +387,23 @@ class KickedOut(_Message):
     room: str
 
 
+class LeaderboardReply(_Message):
+    """Daily rows: ``{player, name, penalty, hands}``, best first. All-time rows:
+    ``{player, name, won, played, avg_penalty}``, by matches won."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    board: Literal["daily", "alltime"]
+    day: str | None
+    entries: list[dict[str, Any]]
+
+
+class Matches(_Message):
+    """Your finished matches: ``{id, room, finished_at, seats, totals, winners, daily}``."""
+
+    type: Literal["matches"] = "matches"
+    matches: list[dict[str, Any]]
+
+
 class Status(_Message):
     """The server's shared store went down (moves are refused meanwhile) or came back."""
 
@@ -383,6 +430,8 @@ ServerMessage = Annotated[
     | HintReply
     | Left
     | KickedOut
+    | LeaderboardReply
+    | Matches
     | Status
     | Closing,
     Field(discriminator="type"),

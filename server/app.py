@@ -8,8 +8,12 @@ and closes the connection with 1011 on anything unexpected.
 from __future__ import annotations
 
 import asyncio
+import datetime
+import hashlib
+import hmac
 import logging
 import mimetypes
+import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -51,29 +55,33 @@ from protocol.messages import (
     ClientMessage,
     Configure,
     Create,
+    Daily,
     Hello,
     Hint,
     Join,
     Kick,
+    Leaderboard,
     Leave,
     ListRooms,
     Lock,
+    MyMatches,
     NextHand,
     QuickPlay,
     Ready,
     Rematch,
     RemoveBot,
     Resync,
+    RoomOptions,
     Sit,
     Start,
 )
 
-from . import admin, logs
+from . import admin, api, logs
 from .config import Settings
 from .connection import Connection
 from .lobby import Lobby
 from .metrics import MeteredStore, Metrics
-from .room import check_phase
+from .room import Room, check_phase
 from .store.base import Message, Store
 
 log = logging.getLogger(__name__)
@@ -262,10 +270,17 @@ class GameServer:
             if not name:
                 raise BadMessage("A name needs at least one visible character.")
             conn.name = name
+            conn.player_token = message.player or secrets.token_urlsafe(24)
+            conn.player_id = player_id(conn.player_token)
             conn.greeted = True
-            conn.send(
-                dumps({"type": "welcome", "version": PROTOCOL_VERSION, "server": SERVER_NAME})
-            )
+            welcome = {
+                "type": "welcome",
+                "version": PROTOCOL_VERSION,
+                "server": SERVER_NAME,
+                "player": conn.player_token,
+                "player_id": conn.player_id,
+            }
+            conn.send(dumps(welcome))
             return
         if not conn.greeted:
             raise NotHello()
@@ -459,6 +474,80 @@ class GameServer:
         live, seat = self._room(conn), conn.seat
         await live.commit(lambda r: r.decide_back(seat))
 
+    async def _daily(self, conn: Connection, msg: Daily) -> None:
+        self._not_in_room(conn)
+        day = today()
+        ranked = await self.store.claim_daily(day, conn.player_id)
+        secret = await self.store.secret("daily")
+        seed = hmac.new(secret.encode(), day.encode(), hashlib.sha256).hexdigest()[:32]
+        level = self.settings.daily_level
+        settings = RoomOptions.model_validate(
+            {
+                "seats": 4,
+                "target": self.settings.daily_target,
+                "bots": [None, level, level, level],
+                "seed": seed,
+            }
+        )
+        live = await self.lobby.create(settings, {"day": day, "ranked": ranked, "seed": seed})
+        conn.rooms_created += 1
+        await self.lobby.join_seat(conn, live, 0)
+        await live.commit(lambda r: r.decide_start(0, None))
+
+    async def record_finished(self, room: Room) -> None:
+        """Keep a finished match in history and count it on the leaderboards."""
+        record = room.finished_record()
+        people = [
+            (s.player, s.name, i)
+            for i, s in enumerate(room.seats)
+            if s is not None and s.kind == "human" and s.player
+        ]
+        hands = len(record["results"])
+        try:
+            await self.store.save_match(record["id"], record, [p for p, _, _ in people])
+            for player, name, seat in people:
+                won = seat in record["winners"]
+                await self.store.record_result(player, name, won, record["totals"][seat], hands)
+            daily = room.daily
+            if daily is not None and daily["ranked"] and people:
+                player, name, seat = people[0]
+                entry = {
+                    "player": player,
+                    "name": name,
+                    "penalty": record["totals"][seat],
+                    "hands": hands,
+                    "match": record["id"],
+                }
+                await self.store.record_daily(daily["day"], entry)
+        except KingsCornerError as exc:
+            log.warning("could not record match %s: %s", record["id"], exc.code)
+
+    async def _leaderboard(self, conn: Connection, msg: Leaderboard) -> None:
+        entries, day = await self.leaderboard(msg.board, msg.day)
+        conn.send(
+            dumps({"type": "leaderboard", "board": msg.board, "day": day, "entries": entries})
+        )
+
+    async def leaderboard(
+        self, board: str, day: str | None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        if board == "alltime":
+            return await self.store.alltime_board(), None
+        day = day or today()
+        return await self.store.daily_board(day), day
+
+    async def _my_matches(self, conn: Connection, msg: MyMatches) -> None:
+        conn.send(dumps({"type": "matches", "matches": await self.match_summaries(conn.player_id)}))
+
+    async def match_summaries(self, player: str) -> list[dict[str, Any]]:
+        summaries = []
+        for match_id in await self.store.player_matches(player):
+            record = await self.store.get_match(match_id)
+            if record is not None:
+                keys = ("id", "room", "finished_at", "seats", "totals", "winners", "daily")
+                summaries.append({k: record.get(k) for k in keys})
+        return summaries
+
     _handlers: ClassVar[dict[type, Callable[..., Awaitable[None]]]] = {
         Create: _create,
         Join: _join,
@@ -481,6 +570,9 @@ class GameServer:
         Lock: _lock,
         Rematch: _rematch,
         Back: _back,
+        Daily: _daily,
+        Leaderboard: _leaderboard,
+        MyMatches: _my_matches,
     }
 
     async def _disconnect(self, conn: Connection) -> None:
@@ -521,6 +613,9 @@ class GameServer:
             return _response(status, body, "application/json")
         if path == "/metrics":
             return _response(HTTPStatus.OK, self.metrics.render(), CONTENT_TYPE_LATEST)
+        if path.startswith("/api/"):
+            status, payload = await api.handle(self, request)
+            return _response(status, dumps(payload), "application/json")
         if path.startswith("/admin/"):
             status, payload = await admin.handle(self, request)
             return _response(status, dumps(payload), "application/json")
@@ -581,6 +676,16 @@ def _response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
         ]
     )
     return Response(status.value, status.phrase, headers, data)
+
+
+def player_id(token: str) -> str:
+    """The public id of a secret player token."""
+    return hashlib.sha256(b"player:" + token.encode()).hexdigest()[:16]
+
+
+def today() -> str:
+    """Today's date in UTC, as the daily deal counts days."""
+    return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
 def _clean(text: str) -> str:

@@ -52,6 +52,9 @@ class Settings:
     close_timeout: float = 2.0
     #: Rooms one connection may create.
     rooms_per_connection: int = 20
+    #: Level of the three bots of the daily deal, and the match's target.
+    daily_level: str = "hard"
+    daily_target: int = 25
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
     #: permessage-deflate compression (off: it costs CPU and memory per connection).

@@ -52,6 +52,9 @@ class Connection:
         self._metrics = metrics
         self.ws = ws
         self.name = "Player"
+        #: The person's secret identity token and its public id (set by ``hello``).
+        self.player_token = ""
+        self.player_id = ""
         self.greeted = False
         self.room: LiveRoom | None = None
         self.seat: int | None = None

@@ -143,7 +143,11 @@ class LiveRoom:
                         # The store is behind us (it lost its last writes): start over from it.
                         await self._reload_locked()
                     continue
+                finishing = self.room.phase != "finished"
                 self._apply(events, actor, seq)
+                if finishing and self.room.phase == "finished":
+                    # Exactly one process wins the append that ends a match: it records it.
+                    self._spawn(self.server.record_finished(self.room))
                 if version != self.room.version:
                     log.warning(
                         "room %s at %d after append, store says %d",
@@ -292,7 +296,7 @@ class LiveRoom:
         level = (s.level if s is not None and s.kind == "bot" else None) or "heuristic"
         bot = self._bots.get(seat)
         if bot is None or bot.level != level:
-            bot = self._bots[seat] = self.server.make_bot(level, f"{self.code}:{seat}")
+            bot = self._bots[seat] = self.server.make_bot(level, self.room.bot_seed(seat))
         return bot
 
     async def _try(self, decide: Decide) -> None:

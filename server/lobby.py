@@ -51,8 +51,8 @@ class Lobby:
         await live.catch_up()
         return live
 
-    async def create(self, settings: RoomOptions) -> LiveRoom:
-        """Store a new room with a fresh code and its bot seats."""
+    async def create(self, settings: RoomOptions, daily: dict[str, Any] | None = None) -> LiveRoom:
+        """Store a new room with a fresh code and its bot seats (``daily``: see create_event)."""
         # Dealing once checks the stacked decks and the dealer with the engine's own rules.
         options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
@@ -60,7 +60,7 @@ class Lobby:
             raise BadOptions("bots lists at most one level per seat.")
         for _ in range(20):
             code = new_code()
-            if await self.server.store.create_room(code, create_event(code, settings)):
+            if await self.server.store.create_room(code, create_event(code, settings, daily)):
                 break
         else:  # pragma: no cover - 25**6 codes
             raise RoomFull("Could not find a free room code.")
@@ -78,7 +78,7 @@ class Lobby:
         placed: list[int] = []
 
         def decide(room: Room) -> list[dict[str, Any]]:
-            event = room.decide_sit(seat, conn.name, token)
+            event = room.decide_sit(seat, conn.name, token, conn.player_id or None)
             placed[:] = [event["seat"]]
             return [event]
 
@@ -103,6 +103,7 @@ class Lobby:
         ticket: dict[str, Any] = {
             "id": ticket_id,
             "name": conn.name,
+            "player": conn.player_id,
             "process": self.server.settings.process_id,
             "at": time.time(),
         }
@@ -145,8 +146,10 @@ class Lobby:
         for i, ticket in enumerate(tickets):
             token = new_token()
             tokens.append(token)
+            player = ticket.get("player") or None
             # Quick-play players are ready by asking to play.
-            events.append({**live.room.decide_sit(i, str(ticket["name"]), token), "ready": True})
+            sit = live.room.decide_sit(i, str(ticket["name"]), token, player)
+            events.append({**sit, "ready": True})
         await live.commit(lambda r: events)
         await live.commit(lambda r: r.decide_start(0, None))
         for i, (ticket, token) in enumerate(zip(tickets, tokens, strict=True)):

@@ -90,6 +90,8 @@ class Seat:
     since: int = 0
     #: Turn timers run out in a row.
     idle: int = 0
+    #: Public id of the person's identity (leaderboards, history); None for bots.
+    player: str | None = None
 
     def public(self) -> dict[str, Any]:
         human = self.kind == "human"
@@ -116,6 +118,8 @@ class Room:
         self.code: str = first["code"]
         self.settings = RoomOptions.model_validate(first["options"])
         self.created_at: float = first["at"]
+        #: ``{day, ranked, seed}`` for a daily-deal room, else None.
+        self.daily: dict[str, Any] | None = first.get("daily")
         self.seats: list[Seat | None] = [None] * self.settings.seats
         self.host: int | None = None
         self.locked = False
@@ -158,6 +162,9 @@ class Room:
             "seats": [seat.public() if seat else None for seat in self.seats],
             "host": self.host,
             "rematch": sorted(self.votes),
+            "daily": None
+            if self.daily is None
+            else {"day": self.daily["day"], "ranked": self.daily["ranked"]},
         }
 
     def doc(self, seat: int | None) -> dict[str, Any]:
@@ -232,6 +239,34 @@ class Room:
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.kind == "human"]
 
+    def bot_seed(self, seat: int) -> str:
+        """Seed of the bot in ``seat``: fixed by the deal in a daily room, so everyone faces
+        bots that answer the same moves the same way."""
+        if self.daily is not None:
+            return f"{self.daily['seed']}:{seat}"
+        return f"{self.code}:{seat}"
+
+    def finished_record(self) -> dict[str, Any]:
+        """What history keeps of the match that just finished (it replays exactly)."""
+        assert self.match is not None and self.match.phase == "finished"
+        match = self.match
+        return {
+            "id": f"{self.code}-{len(self.finished) + 1}",
+            "room": self.code,
+            "finished_at": time.time(),
+            **match.record(),
+            "seats": [
+                {"name": s.name, "kind": s.kind, "level": s.level} if s else None
+                for s in self.seats
+            ],
+            "results": [list(r.penalties) for r in match.results],
+            "totals": list(match.totals),
+            "winners": list(match.winners),
+            "daily": None
+            if self.daily is None
+            else {"day": self.daily["day"], "ranked": self.daily["ranked"]},
+        }
+
     def next_host(self, leaving: int | None = None) -> int | None:
         """The longest-seated connected human (else any human), other than ``leaving``."""
         people = [(s.since, i, s) for i, s in enumerate(self.seats) if s is not None]
@@ -252,8 +287,11 @@ class Room:
         if actor != self.host:
             raise NotHost()
 
-    def decide_sit(self, seat: int | None, name: str, token: str | None = None) -> Event:
-        """A human takes ``seat`` (or the first free one); ``token`` is its new secret."""
+    def decide_sit(
+        self, seat: int | None, name: str, token: str | None = None, player: str | None = None
+    ) -> Event:
+        """A human takes ``seat`` (or the first free one); ``token`` is its new secret,
+        ``player`` the person's public identity."""
         check_phase(self.phase, "sit")
         if self.locked:
             raise RoomLocked()
@@ -268,6 +306,8 @@ class Room:
         event: Event = {"e": "sit", "seat": seat, "name": name, "kind": "human"}
         if token is not None:
             event["token"] = hash_token(token)
+        if player is not None:
+            event["player"] = player
         return event
 
     def decide_move_seat(self, current: int, seat: int) -> Event:
@@ -475,6 +515,7 @@ class Room:
             token_hash=e.get("token"),
             since=self.version,
             ready=e.get("ready", False),
+            player=e.get("player"),
         )
         if self.host is None and e["kind"] == "human":
             self.host = seat
@@ -627,8 +668,17 @@ def bot_seat_event(seat: int, level: str) -> Event:
     return {"e": "sit", "seat": seat, "name": f"Bot {seat + 1}", "kind": "bot", "level": level}
 
 
-def create_event(code: str, settings: RoomOptions) -> Event:
-    return {"e": "create", "code": code, "options": settings.model_dump(), "at": time.time()}
+def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None = None) -> Event:
+    """The first event of a room. ``daily`` marks a daily-deal room: ``{day, ranked, seed}``."""
+    event: Event = {
+        "e": "create",
+        "code": code,
+        "options": settings.model_dump(),
+        "at": time.time(),
+    }
+    if daily is not None:
+        event["daily"] = daily
+    return event
 
 
 def _line(kind: str, seat: int | None, text: str) -> Line:

@@ -76,21 +76,14 @@ log = logging.getLogger(__name__)
 #: Errors that mean "Redis cannot be reached right now" (BusyLoadingError, raised while a
 #: restarted Redis loads its data, is a ConnectionError; ReadOnlyError comes from a replica
 #: that is not yet promoted; MasterNotFoundError, a ConnectionError, from Sentinels that know
-#: no healthy primary). On a Cluster: CLUSTERDOWN and TRYAGAIN replies, and the client's
-#: RedisClusterException when no node answers or a slot has no live primary.
+#: no healthy primary; CLUSTERDOWN and TRYAGAIN from a Cluster in the middle of a change).
 _UNREACHABLE: tuple[type[BaseException], ...] = (
     rexc.ConnectionError,
     rexc.TimeoutError,
     rexc.ReadOnlyError,
     rexc.ClusterDownError,
     rexc.TryAgainError,
-    rexc.RedisClusterException,
     OSError,
-)
-#: RedisClusterExceptions that are bugs, not outages: they must surface as they are.
-_MISUSE: tuple[type[BaseException], ...] = (
-    rexc.CrossSlotTransactionError,
-    rexc.InvalidPipelineStack,
 )
 
 # --- where Redis is ------------------------------------------------------------------------
@@ -345,10 +338,14 @@ def _reachable() -> Iterator[None]:
     """Turn every "cannot reach Redis" failure into :class:`StoreUnavailable`."""
     try:
         yield
-    except _MISUSE:
-        raise
     except _UNREACHABLE as exc:
         raise StoreUnavailable() from exc
+    except rexc.RedisClusterException as exc:
+        # The Cluster client's own complaints: "no node answers" and "no node serves this
+        # slot" are outages; the rest (a blocked or cross-slot command) are bugs.
+        if isinstance(exc, rexc.SlotNotCoveredError) or isinstance(exc.__cause__, _UNREACHABLE):
+            raise StoreUnavailable() from exc
+        raise
 
 
 def _glob_escape(text: str) -> str:
@@ -608,21 +605,26 @@ class RedisStore:
         before = self._reported.get(process, set())
         self._reported[process] = before | set(by_room)
         ttl_ms = _ms(ttl)
-        # One pipeline without MULTI: on a Cluster it is split per shard. A server that does
-        # not know the script yet (restarted, or a promoted replica) answers NOSCRIPT; then
-        # the script is loaded and the whole beat sent again, which is harmless.
+        # One pipeline without MULTI: on a Cluster it is split per shard. redis-py refuses
+        # EVALSHA in a Cluster pipeline, so there the script goes as text (Redis caches it).
+        # A single server that does not know the script yet (restarted, or a promoted
+        # replica) answers NOSCRIPT: then the script is loaded and the whole beat sent
+        # again, which is harmless.
+        cluster = isinstance(self._redis, RedisCluster)
         with _reachable():
             for attempt in range(2):
                 try:
                     async with self._redis.pipeline(transaction=False) as pipe:
                         for room, infos in by_room.items():
-                            room_keys = [
+                            keys = [
                                 self._room(room, "presence"),
                                 self._room(room, "presence-until"),
                             ]
-                            pipe.evalsha(
-                                self._presence_put.sha, 2, *room_keys, process, ttl_ms, _dump(infos)
-                            )
+                            args: list[str | int | bytes] = [*keys, process, ttl_ms, _dump(infos)]
+                            if cluster:
+                                pipe.eval(_PRESENCE_PUT, 2, *args)
+                            else:
+                                pipe.evalsha(self._presence_put.sha, 2, *args)
                         for room in before - set(by_room):
                             pipe.hdel(self._room(room, "presence"), process)
                             pipe.hdel(self._room(room, "presence-until"), process)
