@@ -81,7 +81,7 @@ from .config import Settings
 from .connection import Connection
 from .lobby import Lobby
 from .metrics import MeteredStore, Metrics
-from .room import Room, check_phase
+from .room import check_phase
 from .store.base import Message, Store
 
 log = logging.getLogger(__name__)
@@ -494,21 +494,19 @@ class GameServer:
         await self.lobby.join_seat(conn, live, 0)
         await live.commit(lambda r: r.decide_start(0, None))
 
-    async def record_finished(self, room: Room) -> None:
+    async def record_finished(
+        self,
+        record: dict[str, Any],
+        people: list[tuple[str, str, int]],
+        daily: dict[str, Any] | None,
+    ) -> None:
         """Keep a finished match in history and count it on the leaderboards."""
-        record = room.finished_record()
-        people = [
-            (s.player, s.name, i)
-            for i, s in enumerate(room.seats)
-            if s is not None and s.kind == "human" and s.player
-        ]
         hands = len(record["results"])
         try:
             await self.store.save_match(record["id"], record, [p for p, _, _ in people])
             for player, name, seat in people:
                 won = seat in record["winners"]
                 await self.store.record_result(player, name, won, record["totals"][seat], hands)
-            daily = room.daily
             if daily is not None and daily["ranked"] and people:
                 player, name, seat = people[0]
                 entry = {

@@ -147,7 +147,12 @@ class LiveRoom:
                 self._apply(events, actor, seq)
                 if finishing and self.room.phase == "finished":
                     # Exactly one process wins the append that ends a match: it records it.
-                    self._spawn(self.server.record_finished(self.room))
+                    room = self.room
+                    self._spawn(
+                        self.server.record_finished(
+                            room.finished_record(), room.people(), room.daily
+                        )
+                    )
                 if version != self.room.version:
                     log.warning(
                         "room %s at %d after append, store says %d",

@@ -239,6 +239,14 @@ class Room:
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.kind == "human"]
 
+    def people(self) -> list[tuple[str, str, int]]:
+        """(player id, name, seat) of every seated person with an identity."""
+        return [
+            (s.player, s.name, i)
+            for i, s in enumerate(self.seats)
+            if s is not None and s.kind == "human" and s.player
+        ]
+
     def bot_seed(self, seat: int) -> str:
         """Seed of the bot in ``seat``: fixed by the deal in a daily room, so everyone faces
         bots that answer the same moves the same way."""

@@ -812,6 +812,19 @@ class RedisStore:
         """True while the announcement connection is up (False during reconnection)."""
         return self._link is not None
 
+    @property
+    def listening_on(self) -> str | None:
+        """``host:port`` (or socket path) of the server announcements come from; None if down.
+
+        On a Cluster this is whichever node the connection went to; through Sentinels, the
+        primary of the moment it connected.
+        """
+        link = self._link
+        if link is None:
+            return None
+        host, port = getattr(link, "host", None), getattr(link, "port", None)
+        return f"{host}:{port}" if host else str(getattr(link, "path", "?"))
+
     async def close(self) -> None:
         """Stop listening and close every connection; the store cannot be used afterwards."""
         self._closed = True
@@ -857,7 +870,7 @@ class RedisStore:
                 delay = min(delay * 2, self._backoff_max)
                 continue
             if down_since_logged:
-                log.warning("store: announcement connection restored")
+                log.warning("store: announcement connection restored (%s)", self.listening_on)
                 down_since_logged = False
             delay = 0.05
             self._first_attempt.set()
