@@ -333,6 +333,22 @@ return 0
 """
 
 
+class _Cluster(RedisCluster):
+    """redis-py's Cluster client, made to learn the slot layout before routing a command.
+
+    A cold client (or one that dropped its layout after CLUSTERDOWN or repeated MOVED
+    replies) routes commands issued concurrently before its first CLUSTER SLOTS reply to a
+    random node; their MOVED replies then make it drop every connection, failing the
+    other commands in flight. Loading the layout first (once, under the client's lock)
+    avoids that.
+    """
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if self.get_default_node() is None:
+            await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+
+
 @contextlib.contextmanager
 def _reachable() -> Iterator[None]:
     """Turn every "cannot reach Redis" failure into :class:`StoreUnavailable`."""
@@ -408,7 +424,7 @@ class RedisStore:
         if target.kind == "cluster":
             # require_full_coverage=False: while one shard is down, rooms on the others go
             # on (if the servers allow it: cluster-require-full-coverage no).
-            self._redis = RedisCluster(
+            self._redis = _Cluster(
                 startup_nodes=[ClusterNode(host, port) for host, port in target.nodes],
                 require_full_coverage=False,
                 ssl=target.tls,

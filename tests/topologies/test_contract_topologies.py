@@ -1,0 +1,19 @@
+"""The Store contract and history suites again, on a Redis Cluster and through Sentinels.
+
+The test functions are tests/store's own, collected here a second time, where this
+directory's ``store`` fixture hands them a store on each topology (see ``conftest.py``).
+On a Cluster, Redis itself refuses a script or MULTI block whose keys span hash slots
+(CROSSSLOT), so this run is also the audit that every step keeps to one slot.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.store import test_contract, test_history
+
+from .topology import reuse
+
+pytestmark = pytest.mark.topology
+
+globals().update(reuse(test_contract, test_history))
