@@ -8,7 +8,12 @@ action's text (``7H>N``, ``N>E``, ``end``), or a word such as ``hint`` or ``chat
 standard input, tests feed lines from a queue.
 
 The seat token is kept in a token file so ``--join CODE`` comes back to the same seat after
-a restart.
+a restart, and so is the player token from ``welcome``: it is sent in every ``hello``, so the
+same person is the same player (leaderboards, match history) on every visit.
+
+``--daily`` plays today's daily deal against three bots (ranked the first time each day);
+``leaderboard [daily|alltime]`` and ``matches`` show the boards and your finished matches,
+and ``--leaderboard`` just prints a board and exits.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,13 +33,24 @@ from clients.net import GameClient, ServerError
 from protocol.bots import LEVELS
 
 from . import commands
-from .render import HELP, PLAIN, Style, chat_line, log_line, render
+from .render import (
+    HELP,
+    PLAIN,
+    Style,
+    chat_line,
+    daily_label,
+    log_line,
+    render,
+    render_leaderboard,
+    render_matches,
+)
+from .replay import http_base
 from .tokens import Saved, TokenFile, default_path
 
 #: Reads the next typed line; None at the end of input.
 ReadLine = Callable[[], Awaitable[str | None]]
 Write = Callable[[str], None]
-Mode = Literal["create", "join", "watch", "quick"]
+Mode = Literal["create", "join", "watch", "quick", "daily"]
 
 DEFAULT_URL = "ws://127.0.0.1:8000/"
 DEFAULT_FILL = "medium"
@@ -43,7 +60,8 @@ _WAIT = 30.0
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """How to get into a room: create one, join or watch one by code, or quick play."""
+    """How to get into a room: create one, join or watch one by code, quick play, or
+    today's daily deal."""
 
     mode: Mode = "create"
     room: str | None = None
@@ -65,6 +83,7 @@ class _Seen:
     errors: int = 0
     screen: Any = None
     saved: tuple[str, str] | None = None
+    player: tuple[str, str | None] | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -135,6 +154,8 @@ class TerminalClient:
         elif entry.mode == "watch":
             assert entry.room is not None
             await client.join(entry.room.upper(), spectate=True)
+        elif entry.mode == "daily":
+            await client.request({"type": "daily"}, "joined")
         else:
             await client.request({"type": "quick_play", "seats": entry.seats}, "queued")
             self.write(f"Waiting for a table of {entry.seats}; bots fill it after a short wait…")
@@ -145,6 +166,10 @@ class TerminalClient:
             self.write(f"You are watching room {client.room}.")
         else:
             self.write(f"You are in seat {client.seat + 1} of room {client.room}.")
+        doc = client.doc
+        if doc is not None and (label := daily_label(doc)) is not None:
+            day = doc["room"]["daily"].get("day")
+            self.write(f"{label}: the deal of {day} (UTC) against three bots.")
 
     async def _join(self, room: str, seat: int | None) -> None:
         saved = self.tokens.get(self.client.url, room) if self.tokens is not None else None
@@ -160,8 +185,20 @@ class TerminalClient:
                 self.write("The saved seat token is no longer valid; joining as a new player.")
         await self.client.join(room, seat)
 
+    def save_player(self) -> None:
+        """Keep the player token the server confirmed in ``welcome`` in the token file."""
+        client = self.client
+        if self.tokens is None or client.player is None:
+            return
+        key = (client.player, client.player_id)
+        if self._seen.player == key:
+            return
+        self._seen.player = key
+        self.tokens.put_player(client.url, client.player, client.player_id)
+
     def _save_token(self) -> None:
         client = self.client
+        self.save_player()
         if self.tokens is None or client.room is None or client.token is None:
             return
         key = (client.room, client.token)
@@ -266,6 +303,10 @@ class TerminalClient:
                 await client.send({"type": "next_hand"})
             case commands.Simple("look"):
                 self.write(self.screen())
+            case commands.Board(board):
+                self.write(await self.leaderboard(board))
+            case commands.Simple("matches"):
+                self.write(await self.matches())
             case commands.Simple("help"):
                 self.write(HELP)
             case commands.Simple("leave"):
@@ -282,6 +323,18 @@ class TerminalClient:
                     self.write(f"Bye. Come back to your seat with: --join {client.room}")
                 return False
         return True
+
+    async def leaderboard(self, board: commands.BoardName = "daily") -> str:
+        """Today's daily-deal board (or the all-time one), your row marked; raises
+        :class:`ServerError` when the server refuses."""
+        reply = await self.client.request({"type": "leaderboard", "board": board}, "leaderboard")
+        return render_leaderboard(reply, self.client.player_id)
+
+    async def matches(self) -> str:
+        """Your finished matches with their ids, and how to replay one."""
+        reply = await self.client.request({"type": "my_matches"}, "matches")
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        return render_matches(reply["matches"], http_base(self.client.url), today)
 
     async def _hint(self, legal: list[str]) -> None:
         try:
@@ -366,6 +419,16 @@ def parser() -> argparse.ArgumentParser:
     how.add_argument("--join", metavar="CODE", help="join room CODE (back to your seat)")
     how.add_argument("--watch", metavar="CODE", help="watch room CODE as a spectator")
     how.add_argument("--quick", metavar="SEATS", type=int, choices=(2, 3, 4), help="quick play")
+    how.add_argument(
+        "--daily", action="store_true", help="play today's daily deal (ranked once a day)"
+    )
+    how.add_argument(
+        "--leaderboard",
+        nargs="?",
+        const="daily",
+        choices=("daily", "alltime"),
+        help="print a leaderboard (daily by default, or alltime) and exit",
+    )
     p.add_argument("--seat", type=int, help="with --join: the seat to take (1-based)")
     p.add_argument("--seats", type=int, default=4, choices=(2, 3, 4), help="with --create")
     p.add_argument(
@@ -382,7 +445,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fill", choices=LEVELS, default=DEFAULT_FILL, help="bot level 'start' fills seats with"
     )
-    p.add_argument("--token-file", type=Path, help=f"where seat tokens are kept ({default_path()})")
+    p.add_argument(
+        "--token-file", type=Path, help=f"where seat and player tokens are kept ({default_path()})"
+    )
     p.add_argument("--no-color", action="store_true", help="no ANSI colours")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     return p
@@ -396,6 +461,8 @@ def entry_from(args: argparse.Namespace) -> Entry:
         return Entry(mode="watch", room=args.watch)
     if args.quick:
         return Entry(mode="quick", seats=args.quick)
+    if args.daily:
+        return Entry(mode="daily", seats=4)
     return Entry(
         mode="create",
         seats=args.seats,
@@ -421,12 +488,23 @@ async def amain(
     style = Style(color=colour and not args.no_color, symbols=not args.ascii)
     tokens = TokenFile(args.token_file or default_path())
     client = GameClient(args.url, args.name, reconnect=True)
+    client.player = tokens.player(args.url)
     app = TerminalClient(client, write=out, style=style, tokens=tokens, fill=args.fill)
     try:
         await asyncio.wait_for(client.connect(), timeout=15)
     except (OSError, TimeoutError, ServerError) as exc:
         out(f"Cannot connect to {args.url}: {exc}")
         return 1
+    app.save_player()
+    if args.leaderboard is not None:
+        try:
+            out(await app.leaderboard(args.leaderboard))
+        except (ServerError, TimeoutError, ConnectionError) as exc:
+            out(f"Could not get the leaderboard: {exc}")
+            return 1
+        finally:
+            await client.close()
+        return 0
     try:
         await app.enter(entry_from(args))
     except (ServerError, TimeoutError, ConnectionError) as exc:

@@ -3,7 +3,8 @@
 ``parse(line, legal)`` understands a number (the numbered legal action), an action's text
 (``7H>N``, ``N>E``, ``end``; case and spaces around ``>`` do not matter) and the words
 ``hint``, ``chat TEXT``, ``start [LEVEL]``, ``sit N``, ``ready``, ``unready``, ``next``,
-``back``, ``rematch [force]``, ``look``, ``leave``, ``quit`` and ``help``.
+``back``, ``rematch [force]``, ``look``, ``leaderboard [daily|alltime]``, ``matches``,
+``leave``, ``quit`` and ``help``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from protocol.bots import LEVELS
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
 
-Word = Literal["hint", "next", "back", "look", "leave", "quit", "help"]
+Word = Literal["hint", "next", "back", "look", "matches", "leave", "quit", "help"]
+BoardName = Literal["daily", "alltime"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,13 @@ class Rematch:
 
 
 @dataclass(frozen=True, slots=True)
+class Board:
+    """Show a leaderboard: today's ``daily`` deal or ``alltime``."""
+
+    board: BoardName = "daily"
+
+
+@dataclass(frozen=True, slots=True)
 class Simple:
     """A command without arguments."""
 
@@ -75,7 +84,14 @@ class Invalid:
     message: str
 
 
-Command = Act | Say | Start | Sit | Ready | Rematch | Simple | Invalid
+Command = Act | Say | Start | Sit | Ready | Rematch | Board | Simple | Invalid
+
+_BOARDS: dict[str, BoardName] = {
+    "": "daily",
+    "daily": "daily",
+    "alltime": "alltime",
+    "all": "alltime",
+}
 
 _WORDS: dict[str, Word] = {
     "hint": "hint",
@@ -84,6 +100,8 @@ _WORDS: dict[str, Word] = {
     "look": "look",
     "l": "look",
     "": "look",
+    "matches": "matches",
+    "history": "matches",
     "leave": "leave",
     "quit": "quit",
     "exit": "quit",
@@ -122,6 +140,11 @@ def parse(line: str, legal: Sequence[str] = ()) -> Command:
         return Invalid("Which seat? sit N (seats are numbered from 1).")
     if word in ("ready", "unready") and not rest:
         return Ready(word == "ready")
+    if word in ("leaderboard", "board", "lb"):
+        board = _BOARDS.get(rest.lower())
+        if board is None:
+            return Invalid("Which board? leaderboard daily, or leaderboard alltime.")
+        return Board(board)
     if word == "rematch" and rest.lower() in ("", "force"):
         return Rematch(force=rest.lower() == "force")
     if word in _WORDS and not rest:
@@ -143,6 +166,8 @@ def parse(line: str, legal: Sequence[str] = ()) -> Command:
 
 __all__ = [
     "Act",
+    "Board",
+    "BoardName",
     "Command",
     "Invalid",
     "Ready",

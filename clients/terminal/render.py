@@ -8,6 +8,7 @@ own hand and nobody else's, a spectator's has no hand at all.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -159,9 +160,9 @@ def render_scores(doc: Doc) -> str:
     return "\n".join(lines)
 
 
-def render_result(doc: Doc, style: Style = PLAIN) -> str:
+def render_result(doc: Doc, style: Style = PLAIN, *, prompt: bool = True) -> str:
     """The end of a hand (who went out, penalties, the hands left, now public) and of the
-    match (the winners)."""
+    match (the winners); with ``prompt``, how the next hand comes after a hand."""
     game = doc["game"]
     result = game.get("result")
     lines: list[str] = []
@@ -176,7 +177,7 @@ def render_result(doc: Doc, style: Style = PLAIN) -> str:
     if game["phase"] == "finished" and game.get("winners") is not None:
         winners = " and ".join(seat_name(doc, i) for i in game["winners"])
         lines.append(f"Match over: {winners} won.")
-    elif game["phase"] == "hand_over":
+    elif game["phase"] == "hand_over" and prompt:
         lines.append("The next hand is dealt shortly (type 'next' to deal it now).")
     return "\n".join(lines)
 
@@ -241,6 +242,11 @@ def turn_line(doc: Doc, me: int | None) -> str:
     else:
         away = ""
     if game["phase"] == "finished":
+        if room.get("daily") is not None and me is not None:
+            return (
+                "The daily deal is over. Type 'leaderboard' for the day's board, "
+                "'matches' for your matches, or 'quit'."
+            )
         if "rematch" not in room or me is None:
             return ""
         votes = [seat_name(doc, i) for i in room["rematch"]]
@@ -253,6 +259,14 @@ def turn_line(doc: Doc, me: int | None) -> str:
     else:
         text = f"{seat_name(doc, game['turn'])}'s turn."
     return f"{text} {away}" if away else text
+
+
+def daily_label(doc: Doc) -> str | None:
+    """``Daily deal (ranked)`` or ``Daily deal (practice)`` in a daily-deal room, else None."""
+    daily = doc["room"].get("daily")
+    if not daily:
+        return None
+    return f"Daily deal ({'ranked' if daily.get('ranked') else 'practice'})"
 
 
 def render(
@@ -274,6 +288,9 @@ def render(
         variants.append(f"{opts['turn_timer']:g}s turns")
     phase = (game["phase"] if game is not None else room["phase"]).replace("_", " ")
     head = f"Room {room['code']} · {phase}"
+    daily = daily_label(doc)
+    if daily is not None:
+        head = f"{daily} · {head}"
     if game is not None:
         head += f" · hand {game['hand_no']}"
     parts = [head + " · " + ", ".join(variants), render_seats(doc, me)]
@@ -298,6 +315,76 @@ def render(
     return "\n".join(parts)
 
 
+def render_leaderboard(reply: Mapping[str, Any], me: str | None = None) -> str:
+    """A ``leaderboard`` reply as a table, best first; the row of player id ``me`` is
+    marked with ``▶`` and ``(you)``.
+
+    Daily rows are ``{player, name, penalty, hands}``; all-time rows are
+    ``{player, name, won, played, avg_penalty}``.
+    """
+    daily = reply["board"] == "daily"
+    title = f"Daily deal leaderboard, {reply.get('day')}" if daily else "All-time leaderboard"
+    entries = list(reply["entries"])
+    if not entries:
+        empty = "Nobody has finished today's daily deal yet." if daily else "No matches yet."
+        return f"{title}:\n  {empty}"
+    if daily:
+        header = f"    {'#':>3}  {'name':<24} {'penalty':>7} {'hands':>5}"
+    else:
+        header = f"    {'#':>3}  {'name':<24} {'won':>5} {'played':>6} {'avg penalty':>11}"
+    lines = [f"{title}:", header]
+    for rank, row in enumerate(entries, start=1):
+        mine = me is not None and row.get("player") == me
+        name = str(row.get("name", "?"))[:24]
+        if daily:
+            figures = f"{row['penalty']:>7} {row['hands']:>5}"
+        else:
+            figures = f"{row['won']:>5} {row['played']:>6} {float(row['avg_penalty']):>11.1f}"
+        line = f"  {'▶' if mine else ' '} {rank:>3}  {name:<24} {figures}"
+        lines.append(line + ("  (you)" if mine else ""))
+    if me is not None and not any(row.get("player") == me for row in entries):
+        lines.append("  (you are not on this board)")
+    return "\n".join(lines)
+
+
+def _when(stamp: object) -> str:
+    if not isinstance(stamp, int | float):
+        return "?"
+    moment = datetime.datetime.fromtimestamp(stamp, datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def render_matches(
+    matches: Sequence[Mapping[str, Any]], replay_url: str | None = None, today: str | None = None
+) -> str:
+    """A ``matches`` reply: one finished match per line, newest first, with its id, when it
+    ended, the seats with their totals (winners starred) and a daily-deal mark. With
+    ``replay_url``, how to replay one; a daily deal of ``today`` (or later) is marked as
+    replayable only once the day is over."""
+    if not matches:
+        return "You have no finished matches yet."
+    lines = ["Your finished matches (newest first):"]
+    for summary in matches:
+        seats = summary.get("seats") or []
+        totals = summary.get("totals") or []
+        winners = set(summary.get("winners") or [])
+        players = []
+        for i, entry in enumerate(seats):
+            name = str(entry["name"]) if entry else f"Seat {i + 1}"
+            total = totals[i] if i < len(totals) else "?"
+            players.append(f"{name}{'*' if i in winners else ''} {total}")
+        text = f"  {summary.get('id')}  {_when(summary.get('finished_at'))}  {', '.join(players)}"
+        daily = summary.get("daily")
+        if daily:
+            text += f"  [daily {daily.get('day')}{', ranked' if daily.get('ranked') else ''}]"
+            if today is not None and str(daily.get("day")) >= today:
+                text += " (replay once the day is over)"
+        lines.append(text)
+    if replay_url is not None:
+        lines.append(f"Replay one with: kings-corner replay ID --url {replay_url}")
+    return "\n".join(lines)
+
+
 HELP = """Commands:
   NUMBER          take that numbered action
   7H>N, N>E, end  take an action by its text (card>pile, pile>pile, end turn)
@@ -310,6 +397,9 @@ HELP = """Commands:
   back            take your seat back from the bot playing it while you were away
   rematch [force] after the match: vote to play again (host: force it)
   look            show the board again
+  leaderboard [daily|alltime]
+                  show today's daily-deal board (or the all-time one)
+  matches         list your finished matches, to replay them
   leave           give up your seat for good (a bot takes it) and quit
   quit            disconnect (come back later with --join CODE)
   help            this list"""
@@ -323,10 +413,13 @@ __all__ = [
     "card",
     "cards",
     "chat_line",
+    "daily_label",
     "log_line",
     "render",
     "render_actions",
+    "render_leaderboard",
     "render_log",
+    "render_matches",
     "render_pile",
     "render_result",
     "render_scores",

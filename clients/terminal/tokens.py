@@ -1,9 +1,14 @@
-"""The seat tokens a player keeps between runs, so ``--join CODE`` returns to the same seat.
+"""The tokens a player keeps between runs: seat tokens, so ``--join CODE`` returns to the
+same seat, and the player token, so the same person is the same player on every visit.
 
-The file is a small JSON object keyed by server URL and room code, written with owner-only
-permissions (a token is a secret: whoever has it can play the seat)::
+The file is a small JSON object keyed by server URL, then by room code (always upper case)
+or ``player`` (the secret identity the server gave in ``welcome``, and its public id). It is
+written with owner-only permissions: whoever has a token can play the seat, or be the
+player::
 
-    {"ws://127.0.0.1:8000/": {"K7QMXA": {"token": "...", "seat": 0, "name": "Ana"}}}
+    {"ws://127.0.0.1:8000/": {
+        "K7QMXA": {"token": "...", "seat": 0, "name": "Ana"},
+        "player": {"token": "...", "id": "3f9c0a7d2b1e4c56"}}}
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from typing import Any
 
 #: At most this many rooms are remembered per server (the oldest are forgotten first).
 KEEP = 50
+#: The key of the player identity under a server's URL (room codes are upper case).
+PLAYER = "player"
+#: The length limits of a player token (longer or shorter ones are not sent).
+_PLAYER_LENGTH = range(16, 65)
 
 
 def default_path() -> Path:
@@ -25,13 +34,15 @@ def default_path() -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Saved:
+    """A remembered seat: its secret token, the seat number and the name played under."""
+
     token: str
     seat: int | None
     name: str
 
 
 class TokenFile:
-    """Read and write remembered seat tokens in one JSON file."""
+    """Read and write remembered seat and player tokens in one JSON file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -41,7 +52,9 @@ class TokenFile:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        return {url: rooms for url, rooms in data.items() if isinstance(rooms, dict)}
 
     def get(self, url: str, room: str) -> Saved | None:
         """The token saved for ``room`` on the server at ``url``, if any."""
@@ -61,14 +74,35 @@ class TokenFile:
         rooms = data.setdefault(url, {})
         rooms.pop(room.upper(), None)
         rooms[room.upper()] = {"token": saved.token, "seat": saved.seat, "name": saved.name}
-        while len(rooms) > KEEP:
-            rooms.pop(next(iter(rooms)))
+        codes = [key for key in rooms if key != PLAYER]
+        for code in codes[: max(0, len(codes) - KEEP)]:
+            del rooms[code]
         self._write(data)
 
     def forget(self, url: str, room: str) -> None:
+        """Drop the token saved for ``room`` on the server at ``url``."""
         data = self._load()
         if data.get(url, {}).pop(room.upper(), None) is not None:
             self._write(data)
+
+    def player(self, url: str) -> str | None:
+        """The secret player token kept for the server at ``url``, if any (a malformed one
+        is ignored: the server would refuse the hello that carried it)."""
+        entry = self._load().get(url, {}).get(PLAYER)
+        token = entry.get("token") if isinstance(entry, dict) else None
+        if isinstance(token, str) and len(token) in _PLAYER_LENGTH:
+            return token
+        return None
+
+    def put_player(self, url: str, token: str, player_id: str | None = None) -> None:
+        """Remember the player token (and its public id) for the server at ``url``; the
+        file is only rewritten when something changed."""
+        data = self._load()
+        entry = {"token": token, "id": player_id}
+        if data.get(url, {}).get(PLAYER) == entry:
+            return
+        data.setdefault(url, {})[PLAYER] = entry
+        self._write(data)
 
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -79,4 +113,4 @@ class TokenFile:
         os.replace(tmp, self.path)
 
 
-__all__ = ["KEEP", "Saved", "TokenFile", "default_path"]
+__all__ = ["KEEP", "PLAYER", "Saved", "TokenFile", "default_path"]

@@ -142,7 +142,8 @@ async def test_cli_comes_back_to_its_seat_with_the_token_file(
     )
     await first.shows("You are in seat 1 of room ")
     data = json.loads(token_file.read_text(encoding="utf-8"))
-    ((code, entry),) = data[url].items()
+    ((code, entry),) = ((k, v) for k, v in data[url].items() if k != "player")
+    assert len(data[url]["player"]["token"]) >= 16  # the identity is kept beside the seats
     assert entry["seat"] == 0 and entry["name"] == "Ana"
     await first.shows("Bot 2")
     await lines.put(None)  # end of input: the client disconnects, the seat stays Ana's
