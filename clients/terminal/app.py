@@ -319,7 +319,14 @@ class TerminalClient:
                     self.write(f"You left room {room}.")
                 return False
             case commands.Simple("quit"):
-                if client.room is not None and client.seat is not None:
+                doc = client.doc
+                daily_over = (
+                    doc is not None
+                    and daily_label(doc) is not None
+                    and game is not None
+                    and game["phase"] == "finished"
+                )
+                if client.room is not None and client.seat is not None and not daily_over:
                     self.write(f"Bye. Come back to your seat with: --join {client.room}")
                 return False
         return True
