@@ -389,7 +389,7 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_URL,
         help=f"the server's HTTP (or WebSocket) address ({DEFAULT_URL})",
     )
-    p.add_argument("--hand", type=int, help="start at the deal of hand N")
+    p.add_argument("--hand", type=int, metavar="N", help="start at the deal of hand N")
     p.add_argument("--no-color", action="store_true", help="no ANSI colours")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     return p

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import clients.terminal.replay as replay_module
 from clients.terminal.render import Style
 from clients.terminal.replay import (
     Go,
@@ -195,3 +196,35 @@ def test_server_addresses_and_fetch_errors() -> None:
         port = sock.getsockname()[1]  # bound, never listening: nothing answers there
         with pytest.raises(ReplayError, match="Cannot reach the server"):
             fetch_record(f"http://127.0.0.1:{port}", "ABCDEF-1", timeout=5)
+
+
+def test_the_command_line_starts_at_a_hand_and_warns_of_a_mismatch(
+    match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = {**record_of(match), "totals": [1, 2, 3]}
+    asked: list[tuple[str, str]] = []
+
+    def fetch(url: str, match_id: str, timeout: float = 10.0) -> dict[str, Any]:
+        asked.append((url, match_id))
+        return record
+
+    monkeypatch.setattr(replay_module, "fetch_record", fetch)
+    out: list[str] = []
+    lines = iter(["b", "q"])
+    argv = ["ABCDEF-1", "--url", "ws://h:1/", "--hand", "3", "--ascii"]
+    assert replay_module.main(argv, read_line=lambda: next(lines), write=out.append) == 0
+    assert asked == [("ws://h:1/", "ABCDEF-1")]
+    assert out[0].startswith("Warning: this engine replays the match differently")
+    assert out[1].startswith(
+        "Match ABCDEF-1 in room ABCDEF, finished 2023-11-14 22:13 UTC: 3 seats"
+    )
+    replay = build(record)
+    shown = [int(text.split(" · step ")[1].split()[0]) for text in out if " · step " in text]
+    assert shown == [replay.hand_starts[2], replay.hand_starts[2] - 1]
+    assert "\x1b[" not in "".join(out) and "♥" not in "".join(out)
+
+    out.clear()
+    argv = ["ABCDEF-1", "--hand", "99"]
+    assert replay_module.main(argv, read_line=lambda: None, write=out.append, tty=True) == 0
+    assert any(text.startswith("Which hand? h N") for text in out)
+    assert " · step 0 of " in out[-1] and "\x1b[" in out[-1]
