@@ -28,7 +28,8 @@ Key layout (``kc`` is the default prefix)::
     kc:{daily:DAY}:board, :entries   sorted set (penalty, then hands) and JSON entries
     kc:{alltime}:won/played/penalty/hands   sorted sets of each player's sums
     kc:{alltime}:names               hash player -> display name
-    channel kc:NAME                  pub/sub channel for the store channel NAME
+    channel kc:{NAME}                pub/sub channel for the store channel NAME (room:CODE,
+                                     proc:ID, admin), on the shard of the room's keys
 
 The part in braces is a Redis Cluster hash tag. Every script, every multi-key command and
 every MULTI/EXEC block touches keys of one tag only, so each runs on one shard of a
@@ -50,6 +51,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import random
 import secrets
@@ -333,6 +335,18 @@ return 0
 """
 
 
+@dataclass(frozen=True, slots=True)
+class _Script:
+    """A Lua script and its SHA1, run by :meth:`RedisStore._call`."""
+
+    text: str
+    sha: str
+
+    @classmethod
+    def of(cls, text: str) -> _Script:
+        return cls(text, hashlib.sha1(text.encode()).hexdigest())
+
+
 class _Cluster(RedisCluster):
     """redis-py's Cluster client, made to learn the slot layout before routing a command.
 
@@ -455,16 +469,16 @@ class RedisStore:
             self._redis = aioredis.Redis(connection_pool=self._pool)
         # Round-robin over Cluster nodes for the announcement connection, from a random one.
         self._link_turn = random.randrange(1 << 16)
-        self._create = self._redis.register_script(_CREATE)
-        self._append = self._redis.register_script(_APPEND)
-        self._read = self._redis.register_script(_READ)
-        self._presence_put = self._redis.register_script(_PRESENCE_PUT)
-        self._presence_get = self._redis.register_script(_PRESENCE_GET)
-        self._queue_join = self._redis.register_script(_QUEUE_JOIN)
-        self._queue_leave = self._redis.register_script(_QUEUE_LEAVE)
-        self._queue_take = self._redis.register_script(_QUEUE_TAKE)
-        self._lead = self._redis.register_script(_LEAD)
-        self._resign = self._redis.register_script(_RESIGN)
+        self._create = _Script.of(_CREATE)
+        self._append = _Script.of(_APPEND)
+        self._read = _Script.of(_READ)
+        self._presence_put = _Script.of(_PRESENCE_PUT)
+        self._presence_get = _Script.of(_PRESENCE_GET)
+        self._queue_join = _Script.of(_QUEUE_JOIN)
+        self._queue_leave = _Script.of(_QUEUE_LEAVE)
+        self._queue_take = _Script.of(_QUEUE_TAKE)
+        self._lead = _Script.of(_LEAD)
+        self._resign = _Script.of(_RESIGN)
         # process -> rooms its last heartbeat reported, to withdraw it from rooms it left.
         self._reported: dict[str, set[str]] = {}
 
@@ -493,6 +507,18 @@ class RedisStore:
         store._start_reader()
         return store
 
+    async def _call(self, script: _Script, keys: list[str], args: Sequence[Any] = ()) -> Any:
+        """Run ``script`` by its SHA1; a server that does not know it yet gets its text.
+
+        EVAL both runs the script and caches it on the server that owns the keys (a
+        restarted server, a promoted replica, any shard of a Cluster): no SCRIPT LOAD,
+        which on a Cluster would need every primary to answer.
+        """
+        try:
+            return await self._redis.evalsha(script.sha, len(keys), *keys, *args)
+        except rexc.NoScriptError:
+            return await self._redis.eval(script.text, len(keys), *keys, *args)
+
     # --- key names ---------------------------------------------------------------
 
     def _room(self, code: str, part: str) -> str:
@@ -506,19 +532,26 @@ class RedisStore:
         return f"{self.prefix}:{{lobby}}:listing"
 
     def _channel(self, name: str) -> str:
-        return f"{self.prefix}:{name}"
+        # The whole name is the hash tag: on a Cluster, PUBLISH goes to the shard of the
+        # channel's slot, so a room's announcements (room:CODE) share its keys' shard and
+        # fail or work together with them.
+        return f"{self.prefix}:{{{name}}}"
 
     # --- rooms as event logs -----------------------------------------------------
 
     async def create_room(self, code: str, first: Event) -> bool:
         with _reachable():
-            created = await self._create(keys=[self._room(code, "events")], args=[_dump(first)])
+            created = await self._call(
+                self._create, keys=[self._room(code, "events")], args=[_dump(first)]
+            )
         return bool(created)
 
     async def append(self, code: str, expected: int, events: Sequence[Event]) -> int:
         args: list[Any] = [expected, _PUSH_CHUNK, *(_dump(e) for e in events)]
         with _reachable():
-            result = int(await self._append(keys=[self._room(code, "events")], args=args))
+            result = int(
+                await self._call(self._append, keys=[self._room(code, "events")], args=args)
+            )
         if result == -1:
             raise RoomNotFound()
         if result == -2:
@@ -527,7 +560,7 @@ class RedisStore:
 
     async def read(self, code: str, after: int = 0) -> list[Event]:
         with _reachable():
-            raw = await self._read(keys=[self._room(code, "events")], args=[after])
+            raw = await self._call(self._read, keys=[self._room(code, "events")], args=[after])
         if raw is None:
             raise RoomNotFound()
         return [orjson.loads(item) for item in raw]
@@ -649,13 +682,13 @@ class RedisStore:
                 except rexc.NoScriptError:
                     if attempt:
                         raise
-                    await self._redis.script_load(_PRESENCE_PUT)
+                    await self._redis.script_load(_PRESENCE_PUT)  # single server here
         self._reported[process] = set(by_room)
 
     async def presence(self, code: str) -> list[dict[str, Any]]:
         keys = [self._room(code, "presence"), self._room(code, "presence-until")]
         with _reachable():
-            lists = await self._presence_get(keys=keys)
+            lists = await self._call(self._presence_get, keys=keys)
         return [info for raw in lists for info in orjson.loads(raw)]
 
     # --- quick-play matchmaking -----------------------------------------------------------
@@ -670,18 +703,24 @@ class RedisStore:
     async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
         """Add ``ticket`` at the back of the queue; a ticket id already waiting is ignored."""
         with _reachable():
-            await self._queue_join(keys=self._queue_keys(seats), args=[ticket["id"], _dump(ticket)])
+            await self._call(
+                self._queue_join, keys=self._queue_keys(seats), args=[ticket["id"], _dump(ticket)]
+            )
 
     async def queue_leave(self, seats: int, ticket_id: str) -> bool:
         with _reachable():
-            removed = await self._queue_leave(keys=self._queue_keys(seats)[:2], args=[ticket_id])
+            removed = await self._call(
+                self._queue_leave, keys=self._queue_keys(seats)[:2], args=[ticket_id]
+            )
         return bool(removed)
 
     async def queue_take(self, seats: int, least: int, most: int) -> list[dict[str, Any]]:
         if most <= 0:
             return []
         with _reachable():
-            raw = await self._queue_take(keys=self._queue_keys(seats)[:2], args=[least, most])
+            raw = await self._call(
+                self._queue_take, keys=self._queue_keys(seats)[:2], args=[least, most]
+            )
         return [orjson.loads(t) for t in raw if t is not None]
 
     async def queue_length(self, seats: int) -> int:
@@ -697,12 +736,14 @@ class RedisStore:
         expires); the holder must renew well within ``ttl`` to keep it.
         """
         with _reachable():
-            held = await self._lead(keys=[self._room(code, "lead")], args=[owner, _ms(ttl)])
+            held = await self._call(
+                self._lead, keys=[self._room(code, "lead")], args=[owner, _ms(ttl)]
+            )
         return bool(held)
 
     async def resign(self, code: str, owner: str) -> None:
         with _reachable():
-            await self._resign(keys=[self._room(code, "lead")], args=[owner])
+            await self._call(self._resign, keys=[self._room(code, "lead")], args=[owner])
 
     # --- life ------------------------------------------------------------------------------
 
@@ -986,8 +1027,10 @@ class RedisStore:
             self._waiters.pop(name, None)
 
     def _deliver(self, name: str, data: bytes) -> None:
-        head = self.prefix + ":"
-        channel = name[len(head) :] if name.startswith(head) else name
+        head = self.prefix + ":{"
+        if not (name.startswith(head) and name.endswith("}")):
+            return
+        channel = name[len(head) : -1]
         handler = self._handler
         if handler is None or channel not in self._channels:
             return

@@ -72,6 +72,40 @@ async def test_every_key_of_a_queue_lies_in_one_hash_slot(
     assert {key_slot(k) for k in keys} == {key_slot(b"{queue:4}")}
 
 
+async def test_a_room_channel_lies_in_the_hash_slot_of_its_room(
+    processes: StoreFactory, redis_url: str, redis_prefix: str
+) -> None:
+    store = processes()
+    store.set_handler(Inbox())
+    await store.subscribe("room:ABCD")
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        channels = await client.pubsub_channels(f"{redis_prefix}:*")
+    finally:
+        await client.aclose()
+    name = f"{redis_prefix}:{{room:ABCD}}".encode()
+    assert channels == [name]
+    assert key_slot(name) == key_slot(f"{redis_prefix}:{{room:ABCD}}:events".encode())
+
+
+async def test_scripts_run_on_a_server_that_forgot_them(private_redis: PrivateRedis) -> None:
+    store = redis_store(private_redis.url, "kc-test")
+    await store.create_room("ROOM", ev(0))
+    await store.heartbeat("p1", {"c1": {"id": "c1", "room": "ROOM"}}, 600 * UNIT)
+    client = aioredis.Redis.from_url(private_redis.url)
+    try:
+        # As after a restart (scripts are not persisted), or on a promoted replica.
+        await client.script_flush()
+        assert await store.append("ROOM", 1, [ev(1)]) == 2
+        await client.script_flush()
+        await store.heartbeat("p1", {"c1": {"id": "c1", "room": "ROOM"}}, 600 * UNIT)
+        assert await store.presence("ROOM") == [{"id": "c1", "room": "ROOM"}]
+        assert await store.lead("ROOM", "a", 600 * UNIT)
+    finally:
+        await client.aclose()
+        await store.close()
+
+
 async def test_room_codes_ignore_other_prefixes(
     processes: StoreFactory, redis_url: str, redis_prefix: str
 ) -> None:
@@ -171,7 +205,7 @@ async def test_undecodable_announcements_are_dropped_and_later_ones_delivered(
     await store.subscribe("a")
     client = aioredis.Redis.from_url(redis_url)
     try:
-        await client.publish(f"{redis_prefix}:a", b"{not json")
+        await client.publish(f"{redis_prefix}:{{a}}", b"{not json")
     finally:
         await client.aclose()
     await store.publish("a", {"n": 1})

@@ -1,0 +1,207 @@
+"""The Redis store on a local 3-primary Redis Cluster: shards, announcements, a dead node."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from protocol.errors import StoreUnavailable
+from tests.multiprocess.conftest import ServerProcess
+from tests.multiprocess.test_two_processes import start_two, table
+from tests.redis_helpers import UNIT, eventually
+from tests.server.test_match_flow import play_until_finished
+from tests.store.test_contract import Inbox, ev
+
+from .conftest import topology_store
+from .topology import LocalCluster, RedisProcess
+
+pytestmark = pytest.mark.topology
+
+
+def codes_on(cluster: LocalCluster, node: RedisProcess, count: int, prefix: str) -> list[str]:
+    """``count`` room codes whose keys live on ``node``."""
+    found: list[str] = []
+    n = 0
+    while len(found) < count:
+        code = f"R{n:04d}"
+        if cluster.owner(f"{prefix}:{{room:{code}}}:events") is node:
+            found.append(code)
+        n += 1
+    return found
+
+
+async def test_every_operation_works_with_keys_spread_over_every_shard(
+    cluster: LocalCluster, prefix: str
+) -> None:
+    store = topology_store(cluster.url, prefix)
+    try:
+        codes = [f"S{n:03d}" for n in range(40)]
+        for code in codes:
+            assert await store.create_room(code, ev(0))
+            assert await store.append(code, 1, [ev(1), ev(2)]) == 3
+            await store.set_listing(code, {"code": code})
+        members = {f"c{n}": {"id": f"c{n}", "room": code} for n, code in enumerate(codes)}
+        await store.heartbeat("p1", members, 600 * UNIT)
+        await store.heartbeat("p1", dict(list(members.items())[:5]), 600 * UNIT)
+        for seats in (2, 3, 4):
+            await store.queue_join(seats, {"id": f"t{seats}", "at": 0})
+        await store.save_match("m1", {"winner": "p1"}, [f"player-{n}" for n in range(20)])
+        await store.record_result("player-1", "One", True, 4, 3)
+        await store.record_daily(
+            "2024-05-01", {"player": "p", "name": "P", "penalty": 1, "hands": 2}
+        )
+
+        assert sorted(await store.room_codes()) == codes
+        assert len(await store.listings()) == len(codes)
+        assert await store.presence(codes[0]) == [members["c0"]]
+        assert await store.presence(codes[-1]) == []
+        assert [await store.queue_length(s) for s in (2, 3, 4)] == [1, 1, 1]
+        assert await store.player_matches("player-17") == ["m1"]
+        assert (await store.alltime_board())[0]["player"] == "player-1"
+        for code in codes:
+            await store.delete_room(code)
+        assert await store.room_codes() == []
+        assert await store.listings() == []
+    finally:
+        await store.close()
+    # The keys really were spread: every primary held some of them.
+    for node in cluster.nodes:
+        with node.client() as client:
+            assert any(True for _ in client.scan_iter(match=f"{prefix}:*", count=1000))
+
+
+async def test_announcements_reach_subscribers_connected_to_every_node(
+    cluster: LocalCluster, prefix: str
+) -> None:
+    subscribers = [topology_store(cluster.url, prefix) for _ in cluster.nodes]
+    publisher = topology_store(cluster.url, prefix)
+    inboxes = [Inbox() for _ in subscribers]
+    try:
+        for n, (store, inbox) in enumerate(zip(subscribers, inboxes, strict=True)):
+            store._link_turn = n  # before the first connection: startup node n
+            store.set_handler(inbox)
+            await store.subscribe("room:ABCD")
+        assert {s.listening_on for s in subscribers} == {n.address for n in cluster.nodes}
+        for version in range(3):
+            await publisher.publish("room:ABCD", {"v": version})
+        for inbox in inboxes:
+            assert [await inbox.next() for _ in range(3)] == [
+                ("room:ABCD", {"v": v}) for v in range(3)
+            ]
+    finally:
+        for store in [*subscribers, publisher]:
+            await store.close()
+
+
+async def test_players_on_two_processes_play_a_match_on_the_cluster(
+    cluster: LocalCluster, prefix: str, processes: list[ServerProcess]
+) -> None:
+    a, b = await start_two(cluster.url, prefix, processes)
+    players = await table([a.url, b.url])
+    try:
+        await play_until_finished(players, random.Random(11))
+        for p in players:
+            await p.until(lambda c: c.game is not None and c.game["phase"] == "finished")
+        assert len({p.version for p in players}) == 1
+        assert {p.url for p in players} == {a.url, b.url}
+        store = topology_store(cluster.url, prefix)
+        try:
+            code = players[0].room
+            assert code is not None
+            assert len(await store.read(code)) == players[0].version
+        finally:
+            await store.close()
+    finally:
+        for p in players:
+            await p.close()
+
+
+@pytest.fixture
+def lenient_cluster() -> Iterator[LocalCluster]:
+    """A cluster of our own to kill a node of; the other shards keep serving."""
+    with tempfile.TemporaryDirectory(prefix="kc-cluster-") as root:
+        made = LocalCluster(Path(root), node_timeout_ms=1000, full_coverage=False)
+        try:
+            made.start()
+            yield made
+        finally:
+            made.stop()
+
+
+async def test_when_a_node_dies_announcements_move_on_and_other_shards_keep_serving(
+    lenient_cluster: LocalCluster, prefix: str
+) -> None:
+    cluster = lenient_cluster
+    subscriber = topology_store(cluster.url, prefix)
+    publisher = topology_store(cluster.url, prefix)
+    try:
+        inbox = Inbox()
+        subscriber.set_handler(inbox)
+        await subscriber.subscribe("admin")
+        doomed = next(n for n in cluster.nodes if n.address == subscriber.listening_on)
+        survivor = next(n for n in cluster.nodes if n is not doomed)
+        lost_room = codes_on(cluster, doomed, 1, prefix)[0]
+        kept_room = codes_on(cluster, survivor, 1, prefix)[0]
+        for code in (lost_room, kept_room):
+            await publisher.create_room(code, ev(0))
+        # A room's channel lies on its room's shard, so it is heard while the room works.
+        channel = f"room:{kept_room}"
+        await subscriber.subscribe(channel)
+
+        killed = time.monotonic()
+        doomed.kill()
+
+        # The announcement connection moves to a live node and resubscribes by itself.
+        async def heard() -> bool:
+            try:
+                await publisher.publish(channel, {"probe": 1})
+                return await inbox.next(within=2 * UNIT) == (channel, {"probe": 1})
+            except (StoreUnavailable, TimeoutError):
+                return False
+
+        await eventually(heard, 100 * UNIT)
+        assert subscriber.listening_on not in (None, doomed.address)
+        moved_after = time.monotonic() - killed
+
+        # Rooms on the other shards go on; rooms on the dead one are unavailable.
+        async def kept_works() -> bool:
+            try:
+                return await publisher.read(kept_room) == [ev(0)]
+            except StoreUnavailable:
+                return False
+
+        await eventually(kept_works, 100 * UNIT)
+        assert await publisher.append(kept_room, 1, [ev(1)]) == 2
+        with pytest.raises(StoreUnavailable):
+            await publisher.append(lost_room, 1, [ev(1)])
+        with pytest.raises(StoreUnavailable):
+            await publisher.publish(f"room:{lost_room}", {"v": 2})
+        assert await publisher.ping() is False
+        assert moved_after < 100 * UNIT
+    finally:
+        await subscriber.close()
+        await publisher.close()
+
+
+async def test_a_cluster_that_cannot_be_reached_raises_store_unavailable(
+    lenient_cluster: LocalCluster, prefix: str
+) -> None:
+    store = topology_store(lenient_cluster.url, prefix)
+    try:
+        assert await store.create_room("ROOM", ev(0))
+        lenient_cluster.stop()
+        assert await store.ping() is False
+        for _ in range(2):
+            with pytest.raises(StoreUnavailable):
+                await store.read("ROOM")
+            with pytest.raises(StoreUnavailable):
+                await store.room_codes()
+        await asyncio.sleep(0)
+    finally:
+        await store.close()
