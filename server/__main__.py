@@ -51,6 +51,12 @@ def _play(argv: Sequence[str]) -> int:
     return play_main(argv)
 
 
+def _replay(argv: Sequence[str]) -> int:
+    from clients.terminal.replay import main as replay_main
+
+    return replay_main(argv)
+
+
 def _bot(argv: Sequence[str]) -> int:
     from clients.bot.run import main as bot_main
 
@@ -72,6 +78,7 @@ def _arena(argv: Sequence[str]) -> int:
 COMMANDS = {
     "serve": (_serve, "run the game server (WebSocket, web client and /healthz on one port)"),
     "play": (_play, "play in the terminal against bots or friends"),
+    "replay": (_replay, "step through a finished match: replay ID [--url http://HOST:PORT]"),
     "bot": (_bot, "connect a bot to a room over the network"),
     "admin": (_admin, "list rooms, close a room, kick a connection (needs the admin token)"),
     "arena": (_arena, "measure bot levels against each other"),

@@ -458,6 +458,8 @@ class Room:
         check_phase(self.phase, "rematch")
         if seat is None:
             raise NotSeated()
+        if self.daily is not None:
+            raise BadPhase("A daily deal is played once: start a new daily or a new game.")
         events: list[Event] = []
         if force:
             self._host_only(seat)
