@@ -4,36 +4,31 @@
 // list of its view says, sends what the player asks for, and shows the server's refusal.
 // Every name and chat text goes into the page with textContent, never as HTML.
 
-import { cardBack, cardFace, cardName, cardText, sortHand } from "./cards.js";
+import {
+  GRID,
+  POSITIONS,
+  localPile,
+  pileClasses,
+  pileLabel,
+  pileParts,
+  stockView,
+} from "./board.js";
+import { cardFace, cardName, cardText, sortHand } from "./cards.js";
+import { $, el, tablistKeys } from "./dom.js";
 import { has, lang, onLangChange, setLang, t, translateStatic } from "./i18n.js";
+import { leaderboardTable, matchList, standing } from "./lists.js";
 import { applyPatch } from "./patch.js";
+import { closeReplay, openReplay, renderReplay, replayId, todayUtc, wireReplay } from "./replay.js";
 
 const PROTOCOL_VERSION = 1;
 const LEVELS = ["random", "heuristic", "easy", "medium", "hard", "expert"];
-const CORNERS = new Set(["NE", "SE", "SW", "NW"]);
-const GRID = ["NW", "N", "NE", "W", "stock", "E", "SW", "S", "SE"];
-const POSITIONS = { 2: ["top"], 3: ["left", "right"], 4: ["left", "top", "right"] };
 const MAX_LOG = 300;
 const CODE_RE = /^[A-Za-z0-9]{6}$/;
-
-const $ = (id) => document.getElementById(id);
-
-/** Build an element: props set attributes (text via textContent), children are nodes or text. */
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child !== null && child !== undefined && child !== false) node.append(child);
-  }
-  return node;
-}
+// The secret player token the server hands out in "welcome" (its own alphabet, 16-64 chars).
+const PLAYER_RE = /^[A-Za-z0-9_-]{16,64}$/;
+const TIMER_CHOICES = [30, 60, 120];
+// Views over the lobby or the room, each at its own address (#leaderboards, #replay/ID…).
+const VIEWS = ["boards", "matches", "replay"];
 
 // --- storage: this tab's seat survives a refresh; the browser remembers the last one ----
 
@@ -64,6 +59,7 @@ const SESSION = "kc.session"; // sessionStorage: {room, token, spectate} of this
 const LAST = "kc.last"; // localStorage: {room, token} of the last seat in this browser
 const NAME = "kc.name";
 const CREATE = "kc.create";
+const PLAYER = "kc.player"; // localStorage: the secret player token (this browser's identity)
 
 // --- state -------------------------------------------------------------------------------
 
@@ -103,6 +99,20 @@ const S = {
   suppressClick: false,
   screen: null,
   resyncing: false,
+  player: null, // secret identity token, sent in every hello
+  playerId: null, // its public form, as leaderboards and history show it
+  view: null, // null (lobby or room) or one of VIEWS
+  boardTab: "daily",
+  boards: { daily: null, alltime: null },
+  matches: null,
+  findReplay: null, // {room, totals, tries}: looking for the match that just ended
+  replayDaily: {}, // match id -> its daily {day, ranked} or null, to spare refused requests
+  notice: null, // {key, vars}: a message kept in the lobby until dismissed
+  storeDown: false,
+  clock: null, // {key, seat, end}: the countdown of a timed turn
+  clockEpoch: 0,
+  clockExpired: null,
+  configOpen: false,
 };
 
 // --- connection --------------------------------------------------------------------------
@@ -126,7 +136,7 @@ function connect() {
   }, 600);
   ws.addEventListener("open", () => {
     S.helloName = currentName();
-    ws.send(JSON.stringify({ type: "hello", version: PROTOCOL_VERSION, name: S.helloName }));
+    ws.send(JSON.stringify(hello(S.helloName)));
   });
   ws.addEventListener("message", (event) => {
     let frame;
@@ -153,9 +163,18 @@ function connect() {
   });
 }
 
+/** A hello: with the player token when this browser has one, so it stays the same player. */
+function hello(name) {
+  const message = { type: "hello", version: PROTOCOL_VERSION, name };
+  if (S.player) message.player = S.player;
+  return message;
+}
+
 function send(message) {
   if (S.ws && S.welcomed && S.ws.readyState === WebSocket.OPEN) {
-    S.ws.send(JSON.stringify(message));
+    // A hello queued before the first welcome gets the token that welcome brought.
+    const frame = message.type === "hello" ? hello(message.name) : message;
+    S.ws.send(JSON.stringify(frame));
   } else {
     S.outbox.push(message);
   }
@@ -167,7 +186,7 @@ function ensureName() {
   storage.set(localStorage, NAME, name);
   if (name !== S.helloName) {
     S.helloName = name;
-    send({ type: "hello", version: PROTOCOL_VERSION, name });
+    send(hello(name));
   }
 }
 
@@ -182,7 +201,7 @@ function banner(text) {
 function onFrame(frame) {
   switch (frame.type) {
     case "welcome":
-      return onWelcome();
+      return onWelcome(frame);
     case "joined":
       return onJoined(frame);
     case "snapshot":
@@ -212,17 +231,35 @@ function onFrame(frame) {
       return onKicked(frame);
     case "closing":
       return banner(t("conn.lost"));
+    case "status":
+      S.storeDown = frame.store === "down";
+      return renderBanners();
+    case "leaderboard":
+      return onLeaderboard(frame);
+    case "matches":
+      return onMatches(frame);
     default:
       return undefined;
   }
 }
 
-function onWelcome() {
-  if (S.welcomed) return; // a second hello (new name) is answered again
+function onWelcome(frame) {
+  if (typeof frame.player === "string" && PLAYER_RE.test(frame.player)) {
+    S.player = frame.player;
+    storage.set(localStorage, PLAYER, frame.player);
+  }
+  if (typeof frame.player_id === "string") S.playerId = frame.player_id;
+  if (S.welcomed) {
+    // A second hello (new name) is answered again; the views may show "you" now.
+    if (S.view) render();
+    return;
+  }
   S.welcomed = true;
   S.everWelcomed = true;
   S.resyncing = false;
   S.retry = 0;
+  // The server refuses connections while its store is down: a welcome means it is up.
+  S.storeDown = false;
   banner("");
   const session = storage.get(sessionStorage, SESSION);
   if (session && session.room) {
@@ -233,6 +270,9 @@ function onWelcome() {
   }
   const queued = S.outbox.splice(0);
   for (const message of queued) send(message);
+  // A view opened while the connection was down asks again.
+  if (S.view === "boards") requestBoards();
+  if (S.view === "matches") send({ type: "my_matches" });
   render();
 }
 
@@ -284,7 +324,7 @@ function onJoined(frame) {
   if (S.token) storage.set(localStorage, LAST, { room: S.room, token: S.token });
   const url = new URL(location.href);
   url.searchParams.set("room", S.room);
-  history.replaceState(null, "", url);
+  history.replaceState(history.state, "", url);
   if (announce) {
     note(frame.role === "spectator" ? "note.watching" : "note.joined", { code: S.room });
   }
@@ -305,8 +345,22 @@ function onPatch(frame) {
   }
   S.version = frame.to;
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
-  for (const line of frame.log || []) addLog({ kind: line.kind, seat: line.seat, text: line.text });
+  for (const line of frame.log || []) {
+    addLog({ kind: line.kind, seat: line.seat, text: line.text });
+    onLogLine(line);
+  }
   render();
+}
+
+/** What a log line means beyond the log: a new host, the end of a turn. */
+function onLogLine(line) {
+  if (line.kind === "host") {
+    toast(line.seat === S.seat ? t("host.you") : logText(line), "info");
+  } else if (["end", "draw", "deal", "start"].includes(line.kind)) {
+    S.clockEpoch += 1; // a new turn starts its countdown afresh
+  } else if (line.kind === "timeout" && S.clock) {
+    S.clockExpired = S.clock.key; // a bot finishes this turn: no countdown any more
+  }
 }
 
 /** Ask for a fresh snapshot, once until it comes. */
@@ -323,6 +377,13 @@ function errorText(frame) {
 
 function onError(frame) {
   const text = errorText(frame);
+  if (!S.welcomed && S.player && frame.code === "bad_message" && S.ws) {
+    // The stored identity was refused: start afresh with a new one rather than stay stuck.
+    S.player = null;
+    storage.remove(localStorage, PLAYER);
+    S.ws.send(JSON.stringify(hello(S.helloName || currentName())));
+    return;
+  }
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
   if (S.joining) {
     const joining = S.joining;
@@ -363,15 +424,20 @@ function onLeft() {
   const after = S.afterLeave;
   S.afterLeave = null;
   storage.remove(sessionStorage, SESSION);
-  storage.remove(localStorage, LAST);
+  const last = storage.get(localStorage, LAST);
+  if (!last || !S.room || last.room === S.room) storage.remove(localStorage, LAST);
+  S.configOpen = false;
   clearRoom();
   render();
   if (after) after();
 }
 
 function onKicked(frame) {
-  toast(t("note.kicked", { code: frame.room }));
   S.afterLeave = null;
+  S.configOpen = false;
+  // The token no longer opens that room: onLeft forgets it (this tab's seat and the last one).
+  S.notice = { key: "note.kicked", vars: { code: frame.room } };
+  if (S.view) leaveView();
   onLeft();
 }
 
@@ -387,7 +453,7 @@ function clearRoom() {
   S.pending.clear();
   const url = new URL(location.href);
   url.searchParams.delete("room");
-  history.replaceState(null, "", url);
+  history.replaceState(history.state, "", url);
   send({ type: "list_rooms" });
 }
 
@@ -421,10 +487,6 @@ const LOG_PATTERNS = [
   [/^The host changed the room's options\.$/, () => ["log.configure", {}]],
   [/^(.*)'s time ran out; a bot plays the turn\.$/, (m) => ["log.timeout", { name: m[1] }]],
 ];
-
-function localPile(code) {
-  return has(`short.${code}`) ? t(`short.${code}`) : code;
-}
 
 /** A log line in the current language (the server writes English); unknown lines as sent. */
 function logText(line) {
@@ -662,17 +724,25 @@ window.addEventListener("pointercancel", (event) => endDrag(event, true));
 
 function render() {
   const inRoom = Boolean(S.room && S.doc && S.role);
-  $("lobby").hidden = inRoom;
-  $("room").hidden = !inRoom;
-  $("room-bar").hidden = !inRoom;
-  $("leave").hidden = !inRoom;
-  $("panel-jump").hidden = !inRoom;
-  document.body.classList.toggle("in-room", inRoom);
-  const screen = !inRoom ? "lobby" : game() ? "table" : "waiting";
+  const view = S.view;
+  const roomShown = inRoom && !view;
+  for (const name of VIEWS) $(name).hidden = view !== name;
+  $("lobby").hidden = inRoom || Boolean(view);
+  $("room").hidden = !roomShown;
+  $("room-bar").hidden = !roomShown;
+  $("leave").hidden = !roomShown;
+  $("panel-jump").hidden = !roomShown;
+  document.body.classList.toggle("in-room", roomShown);
+  const screen = view || (!inRoom ? "lobby" : game() ? "table" : "waiting");
   if (screen !== S.screen) {
     S.screen = screen;
     window.scrollTo(0, 0);
   }
+  renderBanners();
+  if (view === "boards") renderBoards();
+  else if (view === "matches") renderMatches();
+  else if (view === "replay") renderReplay();
+  if (view) return;
   if (!inRoom) {
     renderLobby();
     return;
@@ -682,16 +752,35 @@ function render() {
   $("table").hidden = !g;
   $("bar-code").textContent = S.room;
   $("bar-hand").textContent = g ? t("bar.hand", { n: g.hand_no, target: g.target }) : "";
+  const daily = S.doc.room.daily;
+  $("bar-daily").hidden = !daily;
+  $("bar-daily").textContent = daily ? t(daily.ranked ? "daily.ranked" : "daily.practice") : "";
+  $("bar-daily").classList.toggle("ranked", Boolean(daily && daily.ranked));
   if (g) renderTable(g);
   else renderWaiting();
   renderScore();
   renderTabs();
   renderOverlay();
+  renderAway(g);
+}
+
+/** "A bot is playing for you": shown while this seat is away and the server takes "back". */
+function renderAway(g) {
+  const mine = S.seat !== null && S.doc ? S.doc.room.seats[S.seat] : null;
+  const phase = g ? g.phase : null;
+  $("away-bar").hidden = !(mine && mine.away && (phase === "playing" || phase === "hand_over"));
+}
+
+function renderBanners() {
+  $("store-banner").hidden = !S.storeDown;
+  $("store-banner").textContent = S.storeDown ? t("store.down") : "";
 }
 
 // The lobby --------------------------------------------------------------------------------
 
 function renderLobby() {
+  $("notice").hidden = !S.notice;
+  if (S.notice) $("notice-text").textContent = t(S.notice.key, S.notice.vars);
   const code = S.invite;
   $("invite").hidden = !code;
   if (code) $("invite-title").textContent = t("lobby.invite", { code });
@@ -932,6 +1021,9 @@ function renderWaiting() {
     $("ready-btn").classList.toggle("on", Boolean(mine.ready));
   }
   $("host-box").hidden = !isHost;
+  if (!isHost) S.configOpen = false;
+  $("config-open").setAttribute("aria-expanded", String(S.configOpen));
+  $("config-form").hidden = !S.configOpen;
   levelOptions($("start-fill"), S.fill, ["none", t("fill.none")]);
   for (const option of $("start-fill").options) {
     if (option.value !== "none") {
@@ -946,7 +1038,77 @@ function renderWaiting() {
   $("wait-note").textContent = noteText;
 }
 
+/** Fill the host's options form from the room as it is now. */
+function fillConfig() {
+  const room = S.doc.room;
+  const options = room.options;
+  $("cfg-seats").value = String(options.seats);
+  $("cfg-target").value = String(options.target);
+  $("cfg-draw").value = options.draw === "start" ? "start" : "end";
+  $("cfg-kings").checked = Boolean(options.kings_first);
+  $("cfg-public").checked = Boolean(room.public);
+  const choices = [...TIMER_CHOICES];
+  if (options.turn_timer && !choices.includes(options.turn_timer)) {
+    choices.push(options.turn_timer);
+    choices.sort((a, b) => a - b);
+  }
+  $("cfg-timer").replaceChildren(
+    el("option", { value: "", text: t("lobby.timer_none") }),
+    ...choices.map((s) => el("option", { value: String(s), text: `${s} s` })),
+  );
+  $("cfg-timer").value = options.turn_timer ? String(options.turn_timer) : "";
+}
+
+function configOptions() {
+  const target = Math.min(500, Math.max(1, Math.round(Number($("cfg-target").value) || 25)));
+  const timer = $("cfg-timer").value;
+  return {
+    seats: Number($("cfg-seats").value),
+    target,
+    draw: $("cfg-draw").value === "start" ? "start" : "end",
+    kings_first: $("cfg-kings").checked,
+    public: $("cfg-public").checked,
+    turn_timer: timer ? Number(timer) : null,
+  };
+}
+
 // The table --------------------------------------------------------------------------------
+
+/** The countdown of the turn being played, when the room has a turn timer. It runs from
+ * when this client saw the turn start; the server's own timer decides. */
+function updateClock(g) {
+  const seconds = S.doc.room.options.turn_timer;
+  const seat = seatInfo(g.turn);
+  const key = `${S.room}:${g.hand_no}:${g.turn}:${S.clockEpoch}`;
+  const timed =
+    seconds &&
+    g.phase === "playing" &&
+    !g.result &&
+    seat &&
+    seat.kind === "human" &&
+    !seat.away &&
+    S.clockExpired !== key;
+  if (!timed) {
+    S.clock = null;
+  } else if (!S.clock || S.clock.key !== key) {
+    S.clock = { key, seat: g.turn, end: performance.now() + seconds * 1000 };
+  }
+}
+
+function clockText() {
+  const left = Math.max(0, Math.ceil((S.clock.end - performance.now()) / 1000));
+  return { left, text: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` };
+}
+
+function tickClocks() {
+  const shown = document.querySelectorAll("[data-clock]");
+  if (!S.clock || !shown.length) return;
+  const { left, text } = clockText();
+  for (const node of shown) {
+    node.textContent = text;
+    node.classList.toggle("low", left <= 10);
+  }
+}
 
 function plate(i, g, position) {
   const seat = seatInfo(i);
@@ -990,31 +1152,21 @@ function plate(i, g, position) {
         : null,
     ),
     el("div", { class: "plate-sub", text: kind }),
-    el("div", { class: "plate-cards" }, backs, el("span", { class: "pcount", text: countText })),
+    el(
+      "div",
+      { class: "plate-cards" },
+      backs,
+      el("span", { class: "pcount", text: countText }),
+      S.clock && S.clock.seat === i
+        ? el("span", {
+            class: "clock",
+            role: "timer",
+            "aria-label": t("clock.label"),
+            dataset: { clock: "" },
+          })
+        : null,
+    ),
   );
-}
-
-function pileLabel(name, cards, fits, selected, movable) {
-  const where = t(CORNERS.has(name) ? "pile.corner" : "pile.side", { pile: t(`pile.${name}`) });
-  let label;
-  if (!cards.length) {
-    label = t(CORNERS.has(name) ? "pile.empty_corner" : "pile.empty_side", { where });
-  }
-  else if (cards.length === 1) {
-    label = t("pile.one", { where, top: cardName(cards[0]) });
-  }
-  else {
-    label = t("pile.many", {
-      where,
-      top: cardName(cards[cards.length - 1]),
-      base: cardName(cards[0]),
-      n: cards.length,
-    });
-  }
-  if (fits) label += t("pile.fits");
-  if (movable) label += t("pile.movable");
-  if (selected) label += t("pile.selected");
-  return label;
 }
 
 function pileButton(name, g, goals, movable) {
@@ -1022,33 +1174,11 @@ function pileButton(name, g, goals, movable) {
   const fits = goals.has(name);
   const selected = S.sel && S.sel.kind === "pile" && S.sel.pile === name;
   const hinted = S.hint && (S.hint.pile === name || S.hint.to === name);
-  const classes = ["pile", CORNERS.has(name) ? "corner" : "side", `at-${name}`];
-  if (!cards.length) classes.push("empty");
-  if (cards.length >= 2) classes.push("stacked");
+  const classes = pileClasses(name, cards);
   if (fits) classes.push("legal");
   if (selected) classes.push("selected");
   if (hinted) classes.push("hinted");
   if (movable.has(name)) classes.push("movable");
-  const stack = el("span", { class: "stack" });
-  if (cards.length >= 2) {
-    const base = cardFace(cards[0]);
-    base.classList.add("base");
-    stack.append(base);
-  }
-  if (cards.length) {
-    const top = cardFace(cards[cards.length - 1]);
-    top.classList.add("top");
-    if (S.fresh.has(name)) top.classList.add("fresh");
-    stack.append(top);
-  } else {
-    stack.append(
-      el(
-        "span",
-        { class: "slot", "aria-hidden": "true" },
-        el("span", { text: CORNERS.has(name) ? t("pile.kings") : "" }),
-      ),
-    );
-  }
   const button = el(
     "button",
     {
@@ -1059,11 +1189,7 @@ function pileButton(name, g, goals, movable) {
       "aria-pressed": S.role === "player" ? String(Boolean(selected)) : null,
       disabled: S.role !== "player",
     },
-    el("span", { class: "pile-name", "aria-hidden": "true", text: localPile(name) }),
-    stack,
-    cards.length
-      ? el("span", { class: "count", "aria-hidden": "true", text: String(cards.length) })
-      : null,
+    ...pileParts(name, cards, S.fresh.has(name)),
   );
   if (cards.length && S.role === "player") {
     button.addEventListener("pointerdown", (event) =>
@@ -1071,16 +1197,6 @@ function pileButton(name, g, goals, movable) {
     );
   }
   return button;
-}
-
-function stockView(g) {
-  const label = g.stock ? t("stock.label", { n: g.stock }) : t("stock.empty");
-  return el(
-    "div",
-    { class: `stock${g.stock ? "" : " empty"}`, role: "img", "aria-label": label },
-    g.stock ? cardBack("stock-card") : el("span", { class: "slot" }),
-    el("span", { class: "stock-count", "aria-hidden": "true", text: String(g.stock) }),
-  );
 }
 
 function handButtons(g) {
@@ -1159,6 +1275,7 @@ function renderTable(g) {
   if (S.sel && S.sel.kind === "card" && !(g.hand || []).includes(S.sel.card)) S.sel = null;
   if (S.sel && S.sel.kind === "pile" && !(g.piles[S.sel.pile] || []).length) S.sel = null;
   trackChanges(g);
+  updateClock(g);
   const focusKey = document.activeElement ? document.activeElement.dataset.focusKey : undefined;
   const n = g.seats;
   const base = S.seat === null ? 0 : S.seat;
@@ -1172,7 +1289,9 @@ function renderTable(g) {
   const movable = movablePiles();
   const board = $("board");
   board.replaceChildren(
-    ...GRID.map((name) => (name === "stock" ? stockView(g) : pileButton(name, g, goals, movable))),
+    ...GRID.map((name) =>
+      name === "stock" ? stockView(g.stock) : pileButton(name, g, goals, movable),
+    ),
   );
   board.classList.toggle("choosing", S.sel !== null);
 
@@ -1200,8 +1319,7 @@ function renderTable(g) {
   endButton.title = kingFirst ? t("status.kings_first") : "";
   endButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "end_turn"));
   $("hint").disabled = !myTurn();
-  const mine = S.seat !== null ? S.doc.room.seats[S.seat] : null;
-  $("back").hidden = !(mine && mine.away && g.phase === "playing");
+  tickClocks();
 
   if (focusKey) {
     const again = document.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
@@ -1338,12 +1456,16 @@ function renderOverlay() {
   const votes = S.doc.room.rematch || [];
   const voted = seated && votes.includes(S.seat);
   const isHost = seated && S.doc.room.host === S.seat;
+  // A daily room plays the day's deal once: no rematch there (it would deal something else).
+  const daily = Boolean(S.doc.room.daily);
   $("next-hand").hidden = finished || !seated;
-  $("play-again").hidden = !finished || !seated;
+  $("play-again").hidden = !finished || !seated || daily;
   $("play-again").disabled = voted;
   $("play-again").textContent = t(voted ? "result.again_wait" : "result.again");
-  $("force-again").hidden = !(finished && isHost && votes.length > 0);
+  $("force-again").hidden = !(finished && isHost && votes.length > 0) || daily;
   $("new-game").hidden = !finished;
+  $("result-replay").hidden = !finished || !seated;
+  $("result-boards").hidden = !finished;
   let noteText = finished ? "" : t("result.auto");
   if (finished && votes.length) {
     noteText = t("result.votes", { names: votes.map(seatName).join(", ") });
@@ -1352,7 +1474,8 @@ function renderOverlay() {
   if (show && S.overlayFor !== key) {
     S.overlayFor = key;
     let primary = $("view-table");
-    if (seated) primary = finished ? $("play-again") : $("next-hand");
+    if (seated && !finished) primary = $("next-hand");
+    else if (seated) primary = daily ? $("result-boards") : $("play-again");
     primary.focus();
   }
 }
@@ -1365,6 +1488,166 @@ function renderAll() {
   renderLog();
   renderChat();
   render();
+}
+
+// --- views: leaderboards, my matches, replays ---------------------------------------------
+
+const ROUTES = { leaderboards: "boards", matches: "matches" };
+const REPLAY_RE = /^replay\/([A-Za-z0-9-]{1,40})$/;
+
+function parseHash() {
+  let hash = "";
+  try {
+    hash = decodeURIComponent(location.hash.replace(/^#/, ""));
+  } catch {
+    hash = "";
+  }
+  if (ROUTES[hash]) return { view: ROUTES[hash], arg: null };
+  const replay = REPLAY_RE.exec(hash);
+  if (replay) return { view: "replay", arg: replay[1] };
+  return { view: null, arg: null };
+}
+
+/** Keep ?room= in the address in step with the room this tab is in. */
+function syncRoomParam() {
+  const url = new URL(location.href);
+  if (S.room) url.searchParams.set("room", S.room);
+  else url.searchParams.delete("room");
+  if (url.href !== location.href) history.replaceState(history.state, "", url);
+}
+
+/** Show what the address asks for; views ask the server for their rows when they open. */
+function route() {
+  const { view, arg } = parseHash();
+  const before = S.view;
+  S.view = view;
+  syncRoomParam();
+  if (view === "boards" && before !== "boards") requestBoards();
+  if (view === "matches" && before !== "matches") {
+    S.matches = null;
+    send({ type: "my_matches" });
+  }
+  if (view === "replay" && replayId() !== arg) openReplay(arg, S.replayDaily[arg] || null);
+  if (view !== "replay" && replayId() !== null) closeReplay();
+  render();
+  if (view && view !== before) {
+    const heading = $(view).querySelector("h1");
+    heading.tabIndex = -1;
+    heading.focus();
+  }
+}
+
+function go(hash) {
+  const url = new URL(location.href);
+  url.hash = hash;
+  history.pushState({ kc: true }, "", url);
+  route();
+}
+
+/** Back from a view: to where the player came from in this app, else to the lobby or room. */
+function leaveView({ replace = false } = {}) {
+  if (!replace && history.state && history.state.kc) {
+    history.back(); // "popstate" routes
+    return;
+  }
+  const url = new URL(location.href);
+  url.hash = "";
+  history.replaceState(null, "", url.href.replace(/#$/, ""));
+  route();
+}
+
+function requestBoards() {
+  S.boards = { daily: null, alltime: null };
+  send({ type: "leaderboard", board: "daily", day: null });
+  send({ type: "leaderboard", board: "alltime", day: null });
+}
+
+function onLeaderboard(frame) {
+  if (frame.board !== "daily" && frame.board !== "alltime") return;
+  S.boards[frame.board] = {
+    day: frame.day,
+    entries: Array.isArray(frame.entries) ? frame.entries : [],
+  };
+  if (S.view === "boards") renderBoards();
+}
+
+function sameTotals(a, b) {
+  return JSON.stringify(a || []) === JSON.stringify(b || []);
+}
+
+function onMatches(frame) {
+  S.matches = Array.isArray(frame.matches) ? frame.matches : [];
+  for (const match of S.matches) S.replayDaily[match.id] = match.daily || null;
+  const wanted = S.findReplay;
+  if (wanted) {
+    // Newest first: the match that just ended in this room, with the totals it ended on.
+    const found = S.matches.find(
+      (m) => m.room === wanted.room && sameTotals(m.totals, wanted.totals),
+    );
+    if (found) {
+      S.findReplay = null;
+      go(`replay/${found.id}`);
+    } else if (wanted.tries < 8) {
+      // History is written just after the last move: ask again in a moment.
+      wanted.tries += 1;
+      setTimeout(() => send({ type: "my_matches" }), 300);
+    } else {
+      S.findReplay = null;
+      toast(t("result.not_saved"));
+    }
+  }
+  if (S.view === "matches") renderMatches();
+}
+
+function renderBoards() {
+  for (const tab of document.querySelectorAll("[data-board]")) {
+    const on = tab.dataset.board === S.boardTab;
+    tab.setAttribute("aria-selected", String(on));
+    tab.tabIndex = on ? 0 : -1;
+    tab.classList.toggle("on", on);
+    if (on) $("board-pane").setAttribute("aria-labelledby", tab.id);
+  }
+  const board = S.boardTab;
+  const data = S.boards[board];
+  const daily = board === "daily";
+  $("board-caption").textContent = daily
+    ? t("boards.daily_caption", { day: data && data.day ? data.day : todayUtc() })
+    : t("boards.alltime_caption");
+  const rank = $("board-rank");
+  if (!data) {
+    rank.textContent = "";
+    $("board-body").replaceChildren(el("p", { class: "muted", text: t("boards.loading") }));
+    return;
+  }
+  const mine = S.playerId ? standing(board, data.entries, S.playerId) : null;
+  if (mine) {
+    rank.textContent = t(daily ? "boards.your_rank" : "boards.your_place", {
+      rank: mine.rank,
+      n: mine.of,
+    });
+  } else {
+    rank.textContent = t(daily ? "boards.not_ranked" : "boards.not_listed");
+  }
+  rank.classList.toggle("ranked", Boolean(mine));
+  $("board-body").replaceChildren(
+    data.entries.length
+      ? leaderboardTable(board, data.entries, S.playerId)
+      : el("p", { class: "muted", text: t(daily ? "boards.empty_daily" : "boards.empty_alltime") }),
+  );
+}
+
+function renderMatches() {
+  const list = $("match-list");
+  const empty = $("matches-empty");
+  if (S.matches === null) {
+    empty.hidden = false;
+    empty.textContent = t("boards.loading");
+    list.replaceChildren();
+    return;
+  }
+  empty.hidden = S.matches.length > 0;
+  empty.textContent = t("matches.empty");
+  list.replaceChildren(...matchList(S.matches, (match) => go(`replay/${match.id}`)));
 }
 
 // --- wiring ------------------------------------------------------------------------------
@@ -1455,6 +1738,10 @@ function wire() {
   $("end-turn").addEventListener("click", endTurn);
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   document.addEventListener("keydown", (event) => {
+    if (S.view) {
+      if (event.key === "Escape") leaveView();
+      return;
+    }
     if (event.key === "Escape" && !$("overlay").hidden) {
       $("view-table").click();
     } else if (event.key === "Escape" && S.sel) {
@@ -1502,6 +1789,70 @@ function wire() {
   $("lock-box").addEventListener("change", () => {
     send({ type: "lock", locked: $("lock-box").checked });
   });
+
+  // The host's options form in the waiting room.
+  $("config-open").addEventListener("click", () => {
+    S.configOpen = !S.configOpen;
+    if (S.configOpen) fillConfig();
+    render();
+    if (S.configOpen) $("cfg-seats").focus();
+  });
+  $("config-cancel").addEventListener("click", () => {
+    S.configOpen = false;
+    render();
+    $("config-open").focus();
+  });
+  $("config-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send({ type: "configure", options: configOptions() });
+    S.configOpen = false;
+    render();
+    $("config-open").focus();
+  });
+
+  // The daily deal, leaderboards, history and replays.
+  $("daily-go").addEventListener("click", () => {
+    ensureName();
+    S.notice = null;
+    S.joining = { room: null, resume: false };
+    send({ type: "daily" });
+  });
+  $("notice-ok").addEventListener("click", () => {
+    S.notice = null;
+    renderLobby();
+    $("daily-go").focus();
+  });
+  $("boards-go").addEventListener("click", () => {
+    S.boardTab = "daily";
+    go("leaderboards");
+  });
+  $("matches-go").addEventListener("click", () => go("matches"));
+  $("result-boards").addEventListener("click", () => {
+    S.boardTab = S.doc && S.doc.room.daily ? "daily" : "alltime";
+    go("leaderboards");
+  });
+  $("result-replay").addEventListener("click", () => {
+    const g = game();
+    S.findReplay = { room: S.room, totals: g ? g.totals : null, tries: 0 };
+    send({ type: "my_matches" });
+  });
+  for (const back of document.querySelectorAll(".view-back")) {
+    back.addEventListener("click", () => leaveView());
+  }
+  for (const tab of document.querySelectorAll("[data-board]")) {
+    tab.addEventListener("click", () => {
+      S.boardTab = tab.dataset.board;
+      renderBoards();
+    });
+  }
+  $("board-refresh").addEventListener("click", () => {
+    requestBoards();
+    renderBoards();
+  });
+  for (const list of document.querySelectorAll('[role="tablist"]')) tablistKeys(list);
+  window.addEventListener("popstate", route);
+  window.addEventListener("hashchange", route);
+  wireReplay();
 }
 
 function heroFan() {
@@ -1533,10 +1884,14 @@ function boot() {
       $("join-code").value = code;
     }
   }
+  const player = storage.get(localStorage, PLAYER);
+  if (typeof player === "string" && PLAYER_RE.test(player)) S.player = player;
   wire();
   renderAll();
   connect();
   send({ type: "list_rooms" });
+  route();
+  setInterval(tickClocks, 250);
 }
 
 boot();
