@@ -19,7 +19,7 @@ from tests.server.test_match_flow import play_until_finished
 from tests.store.test_contract import Inbox, ev
 
 from .conftest import topology_store
-from .topology import LocalCluster, RedisProcess
+from .topology import LocalCluster, RedisProcess, wait_for
 
 pytestmark = pytest.mark.topology
 
@@ -205,3 +205,61 @@ async def test_a_cluster_that_cannot_be_reached_raises_store_unavailable(
         await asyncio.sleep(0)
     finally:
         await store.close()
+
+
+@pytest.fixture
+def replicated_cluster() -> Iterator[LocalCluster]:
+    """Three primaries with a replica each, failing over after 1 s of silence."""
+    with tempfile.TemporaryDirectory(prefix="kc-cluster-") as root:
+        made = LocalCluster(Path(root), replicas=1, node_timeout_ms=1000)
+        try:
+            made.start()
+            yield made
+        finally:
+            made.stop()
+
+
+async def test_a_shard_whose_primary_dies_fails_over_to_its_replica(
+    replicated_cluster: LocalCluster, prefix: str
+) -> None:
+    cluster = replicated_cluster
+    store = topology_store(cluster.url, prefix)
+    publisher = topology_store(cluster.url, prefix)
+    try:
+        inbox = Inbox()
+        store.set_handler(inbox)
+        await store.subscribe("room:ROOM")
+        await store.create_room("ROOM", ev(0))
+        for n in range(1, 20):
+            await store.append("ROOM", n, [ev(n)])
+        primary = cluster.owner(f"{prefix}:{{room:ROOM}}:events")
+        replica = cluster.replica_of(primary)
+        await asyncio.to_thread(wait_for, cluster.replicated, 50 * UNIT, "replication")
+
+        killed = time.monotonic()
+        primary.kill()
+
+        async def appended() -> bool:
+            try:
+                return await store.append("ROOM", 20, [ev(20)]) == 21
+            except StoreUnavailable:
+                return False
+
+        await eventually(appended, 300 * UNIT)
+        unavailable_for = time.monotonic() - killed
+        assert cluster.owner(f"{prefix}:{{room:ROOM}}:events") is replica
+        assert await store.read("ROOM") == [ev(n) for n in range(21)]
+
+        async def heard() -> bool:
+            try:
+                await publisher.publish("room:ROOM", {"probe": 1})
+                return await inbox.next(within=2 * UNIT) == ("room:ROOM", {"probe": 1})
+            except (StoreUnavailable, TimeoutError):
+                return False
+
+        await eventually(heard, 300 * UNIT)
+        await eventually(store.ping, 300 * UNIT)
+        assert unavailable_for < 300 * UNIT
+    finally:
+        await store.close()
+        await publisher.close()

@@ -152,11 +152,12 @@ class RedisProcess:
 
 
 class LocalCluster:
-    """A Redis Cluster of ``primaries`` primaries and no replicas on loopback ports.
+    """A Redis Cluster of ``primaries`` primaries with ``replicas`` each on loopback ports.
 
-    ``node_timeout_ms`` is ``cluster-node-timeout``; ``full_coverage`` is
-    ``cluster-require-full-coverage`` (``no`` keeps the other shards serving while one is
-    down).
+    ``node_timeout_ms`` is ``cluster-node-timeout`` (a primary silent that long is failed
+    over to its replica); ``full_coverage`` is ``cluster-require-full-coverage`` (``no``
+    keeps the other shards serving while one is down). With replicas, every node keeps an
+    append-only file synced on every write.
     """
 
     def __init__(
@@ -164,19 +165,22 @@ class LocalCluster:
         root: Path,
         primaries: int = 3,
         *,
+        replicas: int = 0,
         node_timeout_ms: int = 2000,
         full_coverage: bool = True,
     ) -> None:
+        self.replicas = replicas
+        durable = ["appendonly yes", "appendfsync always"] if replicas else ["appendonly no"]
         options = [
             "cluster-enabled yes",
             "cluster-config-file nodes.conf",
             f"cluster-node-timeout {node_timeout_ms}",
             f"cluster-require-full-coverage {'yes' if full_coverage else 'no'}",
-            "appendonly no",
+            *durable,
         ]
         self.nodes = [
             RedisProcess(root / f"node-{port}", port, options)
-            for port in free_ports(primaries, bus=True)
+            for port in free_ports(primaries * (1 + replicas), bus=True)
         ]
 
     @property
@@ -194,7 +198,7 @@ class LocalCluster:
             "create",
             *(node.address for node in self.nodes),
             "--cluster-replicas",
-            "0",
+            str(self.replicas),
             "--cluster-yes",
         ]
         done = subprocess.run(create, capture_output=True, text=True, timeout=600 * UNIT)
@@ -203,8 +207,11 @@ class LocalCluster:
         wait_for(self.healthy, 300 * UNIT, "the cluster to agree on its slots")
 
     def healthy(self) -> bool:
-        """True when every node answers, knows every node and serves every slot."""
+        """True when every live node knows every node, every slot is served and replicas
+        are in sync with their primaries."""
         for node in self.nodes:
+            if node.process is None:
+                continue
             try:
                 with node.client() as client:
                     info: dict[str, Any] = client.cluster("info")
@@ -216,17 +223,45 @@ class LocalCluster:
                 or int(info.get("cluster_known_nodes", 0)) != len(self.nodes)
             ):
                 return False
+            with node.client() as client:
+                role: dict[str, Any] = client.info("replication")
+            if role.get("role") == "slave" and role.get("master_link_status") != "up":
+                return False
         return True
 
     def owner(self, key: str) -> RedisProcess:
-        """The node whose slots hold ``key``."""
-        with self.nodes[0].client() as client:
+        """The primary whose slots hold ``key`` (as a live node sees it now)."""
+        asker = next(node for node in self.nodes if node.process is not None)
+        with asker.client() as client:
             slot = int(client.cluster("keyslot", key))
             for start, end, primary, *_ in client.cluster("slots"):
                 if int(start) <= slot <= int(end):
                     port = int(primary[1])
                     return next(node for node in self.nodes if node.port == port)
         raise LookupError(f"no node serves the slot of {key!r}")
+
+    def replicated(self) -> bool:
+        """True when every replica has acknowledged all its primary wrote so far."""
+        for node in self.nodes:
+            if node.process is None:
+                continue
+            with node.client() as client:
+                info: dict[str, Any] = client.info("replication")
+            if info.get("role") != "master":
+                continue
+            written = int(info.get("master_repl_offset", -1))
+            for n in range(int(info.get("connected_slaves", 0))):
+                replica = info.get(f"slave{n}")
+                if not isinstance(replica, dict) or int(replica.get("offset", -2)) != written:
+                    return False
+        return True
+
+    def replica_of(self, primary: RedisProcess) -> RedisProcess:
+        """A replica of ``primary``."""
+        with primary.client() as client:
+            info: dict[str, Any] = client.info("replication")
+        port = int(info["slave0"]["port"])
+        return next(node for node in self.nodes if node.port == port)
 
     def stop(self) -> None:
         for node in self.nodes:
