@@ -1150,13 +1150,6 @@ function plate(i, g, position) {
             "aria-hidden": "true",
           })
         : null,
-    ),
-    el("div", { class: "plate-sub", text: kind }),
-    el(
-      "div",
-      { class: "plate-cards" },
-      backs,
-      el("span", { class: "pcount", text: countText }),
       S.clock && S.clock.seat === i
         ? el("span", {
             class: "clock",
@@ -1166,6 +1159,8 @@ function plate(i, g, position) {
           })
         : null,
     ),
+    el("div", { class: "plate-sub", text: kind }),
+    el("div", { class: "plate-cards" }, backs, el("span", { class: "pcount", text: countText })),
   );
 }
 

@@ -755,3 +755,8 @@ export function translateStatic(root = document) {
 }
 
 export const LANGUAGES = Object.keys(STRINGS);
+
+/** Every text key of a language (the tests check both languages have them all). */
+export function keysOf(code) {
+  return Object.keys(STRINGS[code] || {});
+}

@@ -33,7 +33,14 @@ export function leaderboardTable(board, entries, me) {
   const columns = daily
     ? ["boards.rank", "boards.player", "boards.penalty", "boards.hands"]
     : ["boards.rank", "boards.player", "boards.won", "boards.played", "boards.avg"];
-  const head = el("tr", {}, ...columns.map((key) => el("th", { scope: "col", text: t(key) })));
+  // The player's column reads left to right; every other one is a number.
+  const head = el(
+    "tr",
+    {},
+    ...columns.map((key, i) =>
+      el("th", { scope: "col", class: ["num rank", null][i] ?? "num", text: t(key) }),
+    ),
+  );
   const places = ranks(entries, KEYS[board]);
   const rows = entries.map((entry, i) => {
     const mine = entry.player === me;

@@ -87,8 +87,11 @@ class ServerThread:
 @pytest.fixture(scope="session")
 def web_server() -> Iterator[ServerThread]:
     # Bots move at once; a player who reloads keeps the seat (long grace); a finished hand
-    # waits for "next hand" long enough for the tests to look at it.
-    server = ServerThread(bot_delay=0.0, grace=30.0, hand_pause=30.0)
+    # waits for "next hand" long enough for the tests to look at it. The daily deal is one
+    # hand (target 1) against random bots, so a test can play it to the end quickly.
+    server = ServerThread(
+        bot_delay=0.0, grace=30.0, hand_pause=30.0, daily_target=1, daily_level="random"
+    )
     server.start()
     yield server
     server.stop()
@@ -158,8 +161,14 @@ class Pages:
         def on_error(error: Any) -> None:
             self.problems.append(f"{label}: page error: {error}")
 
+        def on_dialog(dialog: Any) -> None:
+            # The client never opens alert/confirm/prompt: one is injected script running.
+            self.problems.append(f"{label}: dialog opened: {dialog.type} {dialog.message!r}")
+            dialog.dismiss()
+
         page.on("console", on_console)
         page.on("pageerror", on_error)
+        page.on("dialog", on_dialog)
 
     def close(self) -> None:
         for context in self.contexts:
@@ -181,5 +190,20 @@ Shot = Callable[[Page, str], None]
 def shot(artifacts: Path) -> Shot:
     def take(page: Page, name: str) -> None:
         page.screenshot(path=str(artifacts / f"{name}.png"))
+
+    return take
+
+
+@pytest.fixture
+def shots(artifacts: Path) -> Shot:
+    """Screenshots of a page at desktop size (1280x800) and phone size (390x844)."""
+
+    def take(page: Page, name: str) -> None:
+        before = page.viewport_size or DESKTOP
+        for size, suffix in ((DESKTOP, "desktop"), (PHONE, "phone")):
+            page.set_viewport_size(size)
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(artifacts / f"{name}-{suffix}.png"))
+        page.set_viewport_size(before)
 
     return take

@@ -30,27 +30,61 @@ def stacked_deck(
     return deck
 
 
-def stack_the_deck(page: Page, decks: list[list[str]], dealer: int) -> None:
-    """Add stacked decks and a dealer to the room this page creates.
+def rewrite_create(page: Page, **options: object) -> list[WebSocketRoute]:
+    """Add ``options`` to the ``create`` messages this page sends; everything else passes.
 
-    The lobby has no such options (they are for tests and tournaments), so the test adds
-    them to the page's outgoing ``create`` message; everything else passes unchanged.
+    Returns the page's WebSocket routes (one per connection, newest last): a test can send
+    the page a frame "from the server" with ``routes[-1].send(...)``.
     """
+    routes: list[WebSocketRoute] = []
 
     def route(ws: WebSocketRoute) -> None:
         server = ws.connect_to_server()
 
         def forward(message: str | bytes) -> None:
-            if isinstance(message, str):
+            if isinstance(message, str) and options:
                 frame = json.loads(message)
                 if frame.get("type") == "create":
-                    frame["options"].update(decks=decks, dealer=dealer)
+                    frame["options"].update(options)
                     message = json.dumps(frame)
             server.send(message)
 
         ws.on_message(forward)
+        routes.append(ws)
 
     page.route_web_socket(re.compile(r"^wss?://"), route)
+    return routes
+
+
+def stack_the_deck(page: Page, decks: list[list[str]], dealer: int) -> None:
+    """Add stacked decks and a dealer to the room this page creates.
+
+    The lobby has no such options (they are for tests and tournaments), so the test adds
+    them to the page's outgoing ``create`` message.
+    """
+    rewrite_create(page, decks=decks, dealer=dealer)
+
+
+def create_room(page: Page, name: str, seats: list[str], target: int) -> str:
+    """Fill the lobby's form and create a room; returns its code."""
+    page.fill("#name", name)
+    page.select_option("#opt-seats", str(len(seats) + 1))
+    for i, choice in enumerate(seats, start=1):
+        page.select_option(f"#seat-opt-{i}", choice)
+    page.fill("#opt-target", str(target))
+    page.click("#create-go")
+    expect(page.locator("#waiting")).to_be_visible()
+    code = page.locator("#share-code").inner_text()
+    assert re.fullmatch(r"[A-Z0-9]{6}", code)
+    expect(page.locator("#share-link")).to_have_value(re.compile(rf"/\?room={code}$"))
+    return code
+
+
+def join_by_link(page: Page, name: str) -> None:
+    """On a page opened with ``/?room=CODE``: type a name and take a seat."""
+    page.fill("#name", name)
+    page.click("#invite-join")
+    expect(page.locator("#waiting")).to_be_visible()
 
 
 def hand_cards(page: Page) -> list[str]:
@@ -113,11 +147,45 @@ def play_turn(page: Page) -> list[str]:
             break
         played.append(action)
     if not result_shown(page):
-        end = page.locator("#end-turn")
-        end.click()
-        expect(end).to_be_disabled()
+        end_turn(page)
     return played
+
+
+MARK_LAST_LOG_LINE = """() => {
+  const last = document.querySelector("#log li:last-child");
+  if (last) last.dataset.seen = "yes";
+}"""
+NEW_LOG_LINE = """() => {
+  const last = document.querySelector("#log li:last-child");
+  return Boolean(last) && last.dataset.seen !== "yes";
+}"""
+
+
+def end_turn(page: Page) -> None:
+    """Click "Draw and end turn" and wait until the server's answer is in.
+
+    Bots without a delay may play a whole round before the button could be seen disabled,
+    so the sign is the table log: the end of the turn always adds a line to it.
+    """
+    page.evaluate(MARK_LAST_LOG_LINE)
+    page.locator("#end-turn").click()
+    page.wait_for_function(NEW_LOG_LINE)
 
 
 def penalty(cards: Sequence[str]) -> int:
     return sum(10 if card.startswith("K") else 1 for card in cards)
+
+
+def play_until_over(page: Page, turns: int = 80) -> None:
+    """Play this page's turns (bots play theirs) until the hand's result shows."""
+    for _ in range(turns):
+        if wait_for_mover([page]) is None:
+            return
+        play_turn(page)
+    raise AssertionError(f"the hand lasted more than {turns} turns")
+
+
+def storage_item(page: Page, area: str, key: str) -> object:
+    """A JSON value the client keeps in ``localStorage`` or ``sessionStorage``."""
+    raw = page.evaluate("([area, key]) => window[area].getItem(key)", [area, key])
+    return None if raw is None else json.loads(raw)

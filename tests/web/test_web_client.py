@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from .conftest import Pages, ServerThread, Shot
 from .helpers import (
+    create_room,
     gold_piles,
     hand_cards,
     penalty,
@@ -32,21 +33,6 @@ THREE_SEATS = stacked_deck([ANA, BEN, BOT], ["9C", "10D", "JH", "7C"], ["9S", "Q
 RUN = ["8H", "7S", "6D", "5C", "4H", "3S", "2D"]
 LONE_BOT = ["QD", "JD", "8S", "8C", "6C", "5H", "2H"]
 TWO_SEATS = stacked_deck([RUN, LONE_BOT], ["9C", "10D", "JH", "7C"], [])
-
-
-def create_room(page: Page, name: str, seats: list[str], target: int) -> str:
-    """Fill the lobby's form and create a room; returns its code."""
-    page.fill("#name", name)
-    page.select_option("#opt-seats", str(len(seats) + 1))
-    for i, choice in enumerate(seats, start=1):
-        page.select_option(f"#seat-opt-{i}", choice)
-    page.fill("#opt-target", str(target))
-    page.click("#create-go")
-    expect(page.locator("#waiting")).to_be_visible()
-    code = page.locator("#share-code").inner_text()
-    assert re.fullmatch(r"[A-Z0-9]{6}", code)
-    expect(page.locator("#share-link")).to_have_value(re.compile(rf"/\?room={code}$"))
-    return code
 
 
 def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: Shot) -> None:
