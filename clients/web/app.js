@@ -349,7 +349,20 @@ function onPatch(frame) {
     addLog({ kind: line.kind, seat: line.seat, text: line.text });
     onLogLine(line);
   }
-  render();
+  renderSoon();
+}
+
+// Bots without a delay (or a slow phone catching up) can bring many patches at once: they
+// are all applied as they come, and the page is drawn once per frame.
+let renderQueued = false;
+
+function renderSoon() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    render();
+  });
 }
 
 /** What a log line means beyond the log: a new host, the end of a turn. */
@@ -516,13 +529,21 @@ function logText(line) {
   return text;
 }
 
+let logScrollQueued = false;
+
 function addLog(line) {
   S.log.push(line);
   if (S.log.length > MAX_LOG) S.log.shift();
   const list = $("log");
   list.append(logItem(line));
   while (list.children.length > MAX_LOG) list.firstChild.remove();
-  list.scrollTop = list.scrollHeight;
+  // Scrolling measures the layout: once per frame, however many lines came.
+  if (logScrollQueued) return;
+  logScrollQueued = true;
+  requestAnimationFrame(() => {
+    logScrollQueued = false;
+    list.scrollTop = list.scrollHeight;
+  });
 }
 
 function note(key, vars) {

@@ -38,7 +38,11 @@ export function leaderboardTable(board, entries, me) {
     "tr",
     {},
     ...columns.map((key, i) =>
-      el("th", { scope: "col", class: ["num rank", null][i] ?? "num", text: t(key) }),
+      el("th", {
+        scope: "col",
+        class: i === 1 ? null : i === 0 ? "num rank" : "num",
+        text: t(key),
+      }),
     ),
   );
   const places = ranks(entries, KEYS[board]);

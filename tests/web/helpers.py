@@ -189,3 +189,15 @@ def storage_item(page: Page, area: str, key: str) -> object:
     """A JSON value the client keeps in ``localStorage`` or ``sessionStorage``."""
     raw = page.evaluate("([area, key]) => window[area].getItem(key)", [area, key])
     return None if raw is None else json.loads(raw)
+
+
+def my_board_row(page: Page) -> None:
+    """Wait for the leaderboard's highlighted row. History is written just after the last
+    move, so the board is asked again if its first answer came before that."""
+    mine = page.locator("#board-table tr.mine")
+    for _ in range(10):
+        if mine.count() == 1:
+            return
+        page.click("#board-refresh")
+        page.wait_for_timeout(200)
+    expect(mine).to_have_count(1)

@@ -9,7 +9,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from .conftest import Pages, Shot
-from .helpers import hand_cards, play_until_over, storage_item
+from .helpers import hand_cards, my_board_row, play_until_over, storage_item
 
 
 def play_daily(page: Page, name: str, bots: str = "bot · random") -> list[str]:
@@ -23,18 +23,6 @@ def play_daily(page: Page, name: str, bots: str = "bot · random") -> list[str]:
         expect(page.locator("#opponents .plate").nth(i)).to_contain_text(bots)
     # Only the player's own moves change this hand, and none has been made yet.
     return sorted(hand_cards(page))
-
-
-def my_board_row(page: Page) -> None:
-    """Wait for the highlighted row; history is written just after the last move, so the
-    board is asked again if the first answer came before it."""
-    mine = page.locator("#board-table tr.mine")
-    for _ in range(10):
-        if mine.count() == 1:
-            return
-        page.click("#board-refresh")
-        page.wait_for_timeout(200)
-    expect(mine).to_have_count(1)
 
 
 def test_daily_deal_is_the_same_for_everyone_and_ranked_once(pages: Pages, shots: Shot) -> None:
