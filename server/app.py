@@ -697,7 +697,10 @@ async def make_store(settings: Settings) -> Store:
         import importlib
 
         redis_store = importlib.import_module("server.store.redis_store")
-        store: Store = redis_store.RedisStore(settings.redis_url, settings.redis_prefix)
+        try:
+            store: Store = redis_store.RedisStore(settings.redis_url, settings.redis_prefix)
+        except ValueError as exc:
+            raise SystemExit(f"kings-corner: bad --redis-url: {exc}") from None
         return store
     from .store.memory import MemoryStore
 

@@ -20,7 +20,8 @@ class Settings:
 
     host: str = "127.0.0.1"
     port: int = 8000
-    #: No URL: the embedded in-memory store. A ``redis://`` URL: the Redis store.
+    #: No URL: the embedded in-memory store. ``redis://`` (one Redis), ``redis+cluster://``
+    #: (a Cluster's seed nodes) or ``redis+sentinel://`` (Sentinels and master name).
     redis_url: str | None = None
     #: Seconds a bot waits before each action, so people can follow (0 in tests).
     bot_delay: float = 0.7
