@@ -102,7 +102,6 @@ class GameServer:
         self.lobby = Lobby(self)
         self.connections: set[Connection] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.moves = 0
         self.ws_server: Server | None = None
         self._bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
         self._closing = False
@@ -131,9 +130,6 @@ class GameServer:
         action: Action = await loop.run_in_executor(self._bot_pool, bot.choose, view)
         self.metrics.bot_decision.labels(bot.level).observe(time.perf_counter() - start)
         return action
-
-    def metrics_moves(self, count: int) -> None:
-        self.moves += count
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)

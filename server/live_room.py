@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.codec import dumps
 from protocol.diff import diff
-from protocol.engine import Action, action_from_text, legal_actions, seat_view
+from protocol.engine import Action, seat_view
 from protocol.errors import ClientError, Conflict, KingsCornerError
 
 from .room import Room
@@ -231,7 +231,6 @@ class LiveRoom:
                     conn.send(dumps({**base, "seq": seq}))
                 else:
                     conn.send(frame)
-        self.server.metrics_moves(len(events))
 
     # --- reacting: bots, timers, next hand, listing -------------------------------------
 
@@ -390,15 +389,6 @@ class LiveRoom:
         for task in (self._driver, self._timer, self._expiry, *self._grace.values()):
             if task is not None:
                 task.cancel()
-
-    def fallback_action(self, seat: int) -> Any:
-        """The first legal action: used only if a bot fails."""
-        assert self.room.match is not None
-        return (
-            legal_actions(self.room.match.position)[0]
-            if seat == self.room.seat_to_move()
-            else action_from_text("end")
-        )
 
 
 def _presence(room: Room, seat: int, connected: bool) -> list[Event]:

@@ -8,7 +8,7 @@ operations): never room codes or names.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -149,6 +149,3 @@ class MeteredStore:
                 return await target(*args, **kwargs)
 
         return timed
-
-
-Clock = Callable[[], float]
