@@ -104,7 +104,8 @@ class GameServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.ws_server: Server | None = None
         self._bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
-        self._closing = False
+        #: True once shutdown began: nothing new is scheduled after that.
+        self.closing = False
         self.store_up = True
         self._maintenance: asyncio.Task[None] | None = None
         store.set_handler(self._on_store_message)
@@ -599,9 +600,9 @@ class GameServer:
             )
         if path == "/readyz":
             ok = await self.store.ping()
-            ready = ok and not self._closing
+            ready = ok and not self.closing
             body = dumps(
-                {"ready": ready, "store": "up" if ok else "down", "closing": self._closing}
+                {"ready": ready, "store": "up" if ok else "down", "closing": self.closing}
             )
             status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
             return _response(status, body, "application/json")
@@ -625,9 +626,9 @@ class GameServer:
 
     async def shutdown(self) -> None:
         """Stop accepting, tell every client, and close (the store keeps the rooms)."""
-        if self._closing:
+        if self.closing:
             return
-        self._closing = True
+        self.closing = True
         if self._maintenance is not None:
             self._maintenance.cancel()
         if self.ws_server is not None:
@@ -639,12 +640,12 @@ class GameServer:
         await asyncio.gather(*(c.flush(1.0) for c in open_))
         for conn in list(self.connections):
             await conn.ws.close(1001, "server shutting down")
+        if self.ws_server is not None:
+            await self.ws_server.wait_closed()  # every handler has finished its cleanup
         for live in list(self.lobby.rooms.values()):
             live.close()
         for task in list(self.tasks):
             task.cancel()
-        if self.ws_server is not None:
-            await self.ws_server.wait_closed()
         self._bot_pool.shutdown(wait=False, cancel_futures=True)
         await self.store.close()
 

@@ -101,6 +101,8 @@ class LiveRoom:
                 del self.viewers[seat]
                 self._docs.pop(seat, None)
         conn.room, conn.seat = None, None
+        if self.server.closing:
+            return  # a restarted server resumes the room; nothing to schedule here
         if seat is not None and seat not in self.viewers and not quiet:
             self._grace[seat] = asyncio.create_task(self._seat_left(seat))
         if not self.viewers and self._expiry is None:
