@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -88,7 +87,12 @@ def test_main_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["candidate"] == "easy" and data["seats"] == 2
 
 
-@pytest.mark.skipif(not os.environ.get("KC_ARENA_LONG"), reason="set KC_ARENA_LONG=1")
+def test_a_short_duplicate_run_shows_the_heuristic_beating_random_play() -> None:
+    s = run("heuristic", ["random"], 2, 30, budget_ms=None)
+    assert s["hand_win_ci"][0] > 0.5
+
+
+@pytest.mark.long
 def test_long_run_hard_beats_medium() -> None:
     s = run("hard", ["medium"], 4, 200, jobs=2)
     assert s["hand_win_ci"][0] > 0.25
