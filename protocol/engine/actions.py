@@ -84,11 +84,11 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
     if kind == "play":
         card, pile = data.get("card"), data.get("pile")
         if isinstance(card, str) and isinstance(pile, str) and len(data) == 3:
-            return Play(card, pile)
+            return _play(card, pile)
     elif kind == "move":
         src, dst = data.get("from"), data.get("to")
         if isinstance(src, str) and isinstance(dst, str) and len(data) == 3:
-            return Move(src, dst)
+            return _move(src, dst)
     elif kind == "end_turn" and len(data) == 1:
         return END_TURN
     raise BadAction()
@@ -104,7 +104,16 @@ def action_from_text(text: str) -> Action:
     left, sep, right = text.partition(">")
     if sep:
         if left in PILE_INDEX:
-            return Move(left, right)
+            return _move(left, right)
         if left in CARDS:
-            return Play(left, right)
+            return _play(left, right)
     raise BadAction(f"Not an action: {text!r}.")
+
+
+def _play(card: str, pile: str) -> Play:
+    """The interned play when it names a real card and pile (rules compare by identity)."""
+    return PLAYS.get(card, {}).get(pile) or Play(card, pile)
+
+
+def _move(src: str, dst: str) -> Move:
+    return MOVES.get(src, {}).get(dst) or Move(src, dst)

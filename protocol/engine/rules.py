@@ -107,7 +107,13 @@ def apply(position: Position, action: Action, seat: int | None = None) -> Positi
         raise HandOver()
     if seat is not None and seat != position.turn:
         raise NotYourTurn()
-    if action not in legal_actions(position):
+    legal = legal_actions(position)
+    # Parsed and generated actions are the interned objects of PLAYS and MOVES, so an
+    # identity scan finds them without calling __eq__; anything else falls back to equality.
+    for candidate in legal:
+        if candidate is action:
+            return _perform(position, action)
+    if action not in legal:
         raise explain(position, action)
     return _perform(position, action)
 
