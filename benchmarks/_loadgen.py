@@ -4,9 +4,9 @@ One worker drives a share of the rooms. Each room has 4 seats and 1 spectator, e
 connection (raw ``websockets`` + ``orjson``). Every connection keeps its document in step
 with a minimal RFC 6902 applier; a seat whose turn it is picks a random action from its
 document's ``legal`` list and sends it, then waits for the patch answering its ``seq``
-(one action in flight per room: a closed loop, as fast as the game allows, or after
-``think`` seconds). The host deals the next hand as soon as a hand ends and sets up a new
-match when one finishes.
+(one action in flight per room: a closed loop, as fast as the game allows, or paced by a
+think time drawn uniformly from 0.5 to 1.5 times ``think`` seconds). The host deals the
+next hand as soon as a hand ends and sets up a new match when one finishes.
 
 It talks to the orchestrator (:mod:`benchmarks.load`) with lines: it prints ``{"ready"}``
 once its rooms play, starts counting at ``go`` on stdin, stops at ``stop``, then asks
@@ -311,7 +311,9 @@ class Conn:
                 return
             if room.think > 0 and not now:
                 self.pending = 0  # scheduled, not yet sent
-                asyncio.get_running_loop().call_later(room.think, self._act_later)
+                # Jittered, so rooms set up together do not act in lockstep.
+                delay = room.think * room.rng.uniform(0.5, 1.5)
+                asyncio.get_running_loop().call_later(delay, self._act_later)
                 return
             await self._act(game["legal"])
         elif phase == "hand_over" and self.seat == 0 and room.dealt != self.version:

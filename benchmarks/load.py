@@ -414,7 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1, help="load-generator processes")
     parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--think", type=float, default=0.0, help="seconds before each action")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean seconds before each action (uniform 0.5x-1.5x)",
+    )
     parser.add_argument(
         "--redis-url",
         nargs="?",
