@@ -85,6 +85,7 @@ const S = {
   queued: null,
   rooms: [],
   log: [],
+  logPending: [], // log lines not in the page yet (they go in with the next render)
   chat: [],
   unread: 0,
   tab: "log",
@@ -529,21 +530,21 @@ function logText(line) {
   return text;
 }
 
-let logScrollQueued = false;
-
+/** Keep a log line; it goes into the page with the next render, with the rest of its
+ * change (so the log never tells of a move the table does not show yet). */
 function addLog(line) {
   S.log.push(line);
   if (S.log.length > MAX_LOG) S.log.shift();
+  S.logPending.push(line);
+}
+
+function flushLog() {
+  if (!S.logPending.length) return;
   const list = $("log");
-  list.append(logItem(line));
+  list.append(...S.logPending.map(logItem));
+  S.logPending = [];
   while (list.children.length > MAX_LOG) list.firstChild.remove();
-  // Scrolling measures the layout: once per frame, however many lines came.
-  if (logScrollQueued) return;
-  logScrollQueued = true;
-  requestAnimationFrame(() => {
-    logScrollQueued = false;
-    list.scrollTop = list.scrollHeight;
-  });
+  list.scrollTop = list.scrollHeight;
 }
 
 function note(key, vars) {
@@ -555,6 +556,7 @@ function logItem(line) {
 }
 
 function renderLog() {
+  S.logPending = [];
   const list = $("log");
   list.replaceChildren(...S.log.map(logItem));
   list.scrollTop = list.scrollHeight;
@@ -744,6 +746,7 @@ window.addEventListener("pointercancel", (event) => endDrag(event, true));
 // --- rendering ---------------------------------------------------------------------------
 
 function render() {
+  flushLog();
   const inRoom = Boolean(S.room && S.doc && S.role);
   const view = S.view;
   const roomShown = inRoom && !view;
@@ -777,6 +780,10 @@ function render() {
   $("bar-daily").hidden = !daily;
   $("bar-daily").textContent = daily ? t(daily.ranked ? "daily.ranked" : "daily.practice") : "";
   $("bar-daily").classList.toggle("ranked", Boolean(daily && daily.ranked));
+  // Phones have no room for it in the top bar: the same words head the table there.
+  $("daily-line").hidden = !daily;
+  $("daily-line").textContent = $("bar-daily").textContent;
+  $("daily-line").classList.toggle("ranked", Boolean(daily && daily.ranked));
   if (g) renderTable(g);
   else renderWaiting();
   renderScore();
@@ -1561,8 +1568,8 @@ function go(hash) {
 }
 
 /** Back from a view: to where the player came from in this app, else to the lobby or room. */
-function leaveView({ replace = false } = {}) {
-  if (!replace && history.state && history.state.kc) {
+function leaveView() {
+  if (history.state && history.state.kc) {
     history.back(); // "popstate" routes
     return;
   }

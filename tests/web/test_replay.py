@@ -186,7 +186,6 @@ def test_my_matches_replay_forward_back_jump_and_totals(
     expect(ana.locator("#replay-result")).to_have_text("Match over. Winner: Ana.")
     expect(ana.locator("#replay-next")).to_be_disabled()
     assert open_hand(ana, 0) == []
-    shots(ana, "replay-final")
 
     # Back goes to My matches (where the replay was opened from), Escape back to the lobby.
     ana.locator("#replay .view-back").click()
