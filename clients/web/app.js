@@ -68,6 +68,7 @@ const S = {
   welcomed: false,
   everWelcomed: false,
   helloName: null,
+  helloTries: 0,
   retry: 0,
   outbox: [],
   room: null,
@@ -136,6 +137,7 @@ function connect() {
     if (S.ws === ws && !S.welcomed) banner(S.everWelcomed ? t("conn.lost") : t("conn.connecting"));
   }, 600);
   ws.addEventListener("open", () => {
+    S.helloTries = 0;
     S.helloName = currentName();
     ws.send(JSON.stringify(hello(S.helloName)));
   });
@@ -391,11 +393,16 @@ function errorText(frame) {
 
 function onError(frame) {
   const text = errorText(frame);
-  if (!S.welcomed && S.player && frame.code === "bad_message" && S.ws) {
-    // The stored identity was refused: start afresh with a new one rather than stay stuck.
-    S.player = null;
-    storage.remove(localStorage, PLAYER);
-    S.ws.send(JSON.stringify(hello(S.helloName || currentName())));
+  if (!S.welcomed && frame.code === "bad_message" && S.ws && S.helloTries < 2) {
+    // The hello was refused: try the default name, then (only then) a new identity, rather
+    // than stay stuck on "Connecting…".
+    S.helloTries += 1;
+    if (S.helloTries === 2) {
+      S.player = null;
+      storage.remove(localStorage, PLAYER);
+    }
+    S.helloName = t("lobby.default_name");
+    S.ws.send(JSON.stringify(hello(S.helloName)));
     return;
   }
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);

@@ -77,7 +77,9 @@ def test_my_matches_replay_forward_back_jump_and_totals(
     ana.click("#new-game")
     expect(ana.locator("#lobby")).to_be_visible()
 
-    # My matches: the match with both totals, the winner starred.
+    # My matches, on a later visit (this browser is the same player): the match with both
+    # totals, the winner starred.
+    ana.reload()
     ana.click("#matches-go")
     row = ana.locator(f'#match-list li[data-match="{code}-1"]')
     expect(row).to_contain_text(f"Room {code}")
