@@ -34,6 +34,8 @@ from websockets.exceptions import ConnectionClosed
 PILES = frozenset({"N", "E", "S", "W", "NE", "SE", "SW", "NW"})
 SEATS = 4
 Doc = dict[str, Any]
+#: Refusals of ``start`` worth retrying: players not ready yet, a store timing out.
+RETRY_START = frozenset({"not_ready", "store_unavailable"})
 
 
 def wire_action(text: str) -> dict[str, str]:
@@ -395,7 +397,7 @@ class Room:
             await self.start(timeout)
 
     async def start(self, timeout: float) -> None:
-        """Start the match, retrying while the server waits for players to be ready."""
+        """Start the match, retrying while players are not ready or the store times out."""
         host = self.conns[0]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -410,7 +412,7 @@ class Room:
             if not error.done():
                 raise TimeoutError("the match did not start")
             refusal = error.result()
-            if refusal["code"] != "not_ready" or loop.time() > deadline:
+            if refusal["code"] not in RETRY_START or loop.time() > deadline:
                 raise ConnectionError(f"start refused: {refusal['code']}")
             await asyncio.sleep(0.02)
 
