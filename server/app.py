@@ -126,6 +126,8 @@ class GameServer:
 
     async def choose(self, bot: Any, view: dict[str, Any]) -> Action:
         """Run a bot's decision off the event loop, timing it."""
+        if self.closing:
+            raise asyncio.CancelledError()  # the bot threads are gone; the driver stops
         loop = asyncio.get_running_loop()
         start = time.perf_counter()
         action: Action = await loop.run_in_executor(self._bot_pool, bot.choose, view)
@@ -267,7 +269,8 @@ class GameServer:
             if not name:
                 raise BadMessage("A name needs at least one visible character.")
             conn.name = name
-            conn.player_token = message.player or secrets.token_urlsafe(24)
+            # A second hello without a token keeps the identity this connection has.
+            conn.player_token = message.player or conn.player_token or secrets.token_urlsafe(24)
             conn.player_id = player_id(conn.player_token)
             conn.greeted = True
             welcome = {
@@ -535,12 +538,16 @@ class GameServer:
         conn.send(dumps({"type": "matches", "matches": await self.match_summaries(conn.player_id)}))
 
     async def match_summaries(self, player: str) -> list[dict[str, Any]]:
+        """The player's finished matches, newest first, with the seat they played."""
         summaries = []
         for match_id in await self.store.player_matches(player):
             record = await self.store.get_match(match_id)
             if record is not None:
                 keys = ("id", "room", "finished_at", "seats", "totals", "winners", "daily")
-                summaries.append({k: record.get(k) for k in keys})
+                summary = {k: record.get(k) for k in keys}
+                players = record.get("players") or []
+                summary["seat"] = players.index(player) if player in players else None
+                summaries.append(summary)
         return summaries
 
     _handlers: ClassVar[dict[type, Callable[..., Awaitable[None]]]] = {
@@ -601,9 +608,7 @@ class GameServer:
         if path == "/readyz":
             ok = await self.store.ping()
             ready = ok and not self.closing
-            body = dumps(
-                {"ready": ready, "store": "up" if ok else "down", "closing": self.closing}
-            )
+            body = dumps({"ready": ready, "store": "up" if ok else "down", "closing": self.closing})
             status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
             return _response(status, body, "application/json")
         if path == "/metrics":

@@ -9,6 +9,7 @@ and are folded in by :meth:`LiveRoom.catch_up`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,8 @@ class LiveRoom:
         self._timer: asyncio.Task[None] | None = None
         self._timer_turn: tuple[int, int] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
+        #: Set on every change, so a waiting driver looks again at once.
+        self._changed = asyncio.Event()
         self._missing: set[int] = set()
         self._expiry: asyncio.Task[None] | None = None
         self._listed: dict[str, Any] | None = None
@@ -238,6 +241,9 @@ class LiveRoom:
 
     def after_change(self) -> None:
         """Start whatever the new state calls for: a bot turn, a turn timer, the next hand."""
+        self._changed.set()
+        if self.server.closing:
+            return
         room = self.room
         phase = room.phase
         if phase == "playing":
@@ -274,7 +280,10 @@ class LiveRoom:
             room = self.room
             phase = room.phase
             if phase == "hand_over":
-                await asyncio.sleep(settings.hand_pause)
+                # The pause ends early when someone deals the next hand themselves.
+                self._changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), settings.hand_pause)
                 if self.room.phase != "hand_over":
                     continue
                 if not await store.lead(self.code, settings.process_id, settings.lease):

@@ -267,6 +267,7 @@ class Room:
                 {"name": s.name, "kind": s.kind, "level": s.level} if s else None
                 for s in self.seats
             ],
+            "players": [s.player if s else None for s in self.seats],
             "results": [list(r.penalties) for r in match.results],
             "totals": list(match.totals),
             "winners": list(match.winners),
@@ -338,6 +339,15 @@ class Room:
         """The host changes the options: seats, variants, bot levels, public, timer."""
         check_phase(self.phase, "configure")
         self._host_only(actor)
+        # Reproducible-deal settings are never shown to clients: keep them unless resent.
+        before = self.settings
+        settings = settings.model_copy(
+            update={
+                key: getattr(before, key)
+                for key in ("seed", "decks", "dealer")
+                if getattr(settings, key) is None
+            }
+        )
         for i, s in enumerate(self.seats):
             if s is not None and s.kind == "human" and i >= settings.seats:
                 raise BadOptions(f"Seat {i + 1} is taken: it cannot be removed.")
