@@ -18,8 +18,13 @@ from tests.server.test_match_flow import next_mover, play_until_finished
 from .conftest import ServerProcess
 
 
-async def start_two(url: str, prefix: str, started: list[ServerProcess]) -> list[ServerProcess]:
-    pair = [await ServerProcess(url, prefix).start(), await ServerProcess(url, prefix).start()]
+async def start_two(
+    url: str, prefix: str, started: list[ServerProcess], **settings: str
+) -> list[ServerProcess]:
+    pair = [
+        await ServerProcess(url, prefix, **settings).start(),
+        await ServerProcess(url, prefix, **settings).start(),
+    ]
     started.extend(pair)
     return pair
 
@@ -61,7 +66,8 @@ async def test_players_on_two_processes_play_one_game(
 async def test_games_survive_the_death_of_a_process(
     redis_url: str, redis_prefix: str, processes: list[ServerProcess]
 ) -> None:
-    a, b = await start_two(redis_url, redis_prefix, processes)
+    # A grace period longer than any reconnect: no bot plays a seat while its player returns.
+    a, b = await start_two(redis_url, redis_prefix, processes, grace="30")
     tables = [await table([a.url, b.url], seats=2, target=10) for _ in range(3)]
     players = [p for t in tables for p in t]
     rng = random.Random(4)
