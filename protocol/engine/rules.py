@@ -53,6 +53,7 @@ def _generate(position: Position) -> list[Action]:
     if position.result is not None:
         return []
     hand = position.hands[position.turn]
+    held = set(hand)
     piles = position.piles
     actions: list[Action] = []
     add = actions.append
@@ -64,7 +65,7 @@ def _generate(position: Position) -> list[Action]:
             top = pile[-1]
             tops[top] = name
             for card in FITS_ON[top]:
-                if card in hand:
+                if card in held:
                     add(plays[card])
         elif corner:
             empty_corners.append(name)
