@@ -2,8 +2,9 @@
 
 ``python -m benchmarks._profile PROFILE.txt [--top 30] [--json]`` prints, per function, the
 share of samples in which it is on the stack (inclusive) and on top (self), and the share
-of some areas of interest (the event loop, websockets, decoding, the rules, the diff, ...).
-Line numbers are dropped so a function counts once however many lines it spends time on.
+of some areas of interest (the event loop, websockets, decoding, the rules, the diff, ...),
+among the samples whose stack was unwound whole. Line numbers are dropped so a function
+counts once however many lines it spends time on.
 """
 
 from __future__ import annotations
@@ -74,9 +75,17 @@ def _name(frame: str) -> str:
     return f"{found.group('func')} ({file})"
 
 
+#: Root frames of whole stacks. Sampling without pausing the process (``--nonblocking``)
+#: sometimes unwinds only part of a stack; those samples are left out of the shares.
+ROOTS = ("_run_module_as_main", "Thread._bootstrap")
+
+
 def summarise(stacks: list[tuple[list[str], int]], top: int = 30) -> dict[str, Any]:
-    """Inclusive and self shares per function, and the share of each area of interest."""
-    total = sum(count for _, count in stacks)
+    """Inclusive and self shares per function, and the share of each area of interest,
+    in percent of the samples whose stack was unwound whole."""
+    every = sum(count for _, count in stacks)
+    stacks = [(f, c) for f, c in stacks if f and any(r in f[0] for r in ROOTS)]
+    total = sum(count for _, count in stacks) or 1
     inclusive: Counter[str] = Counter()
     own: Counter[str] = Counter()
     areas: Counter[str] = Counter()
@@ -96,7 +105,8 @@ def summarise(stacks: list[tuple[list[str], int]], top: int = 30) -> dict[str, A
         return [(name, round(100 * c / total, 1)) for name, c in counter.most_common(n)]
 
     return {
-        "samples": total,
+        "samples": every,
+        "whole_stacks": total,
         "areas_pct": {label: round(100 * areas[label] / total, 1) for label in AREAS},
         "inclusive_pct": share(inclusive, top),
         "self_pct": share(own, top),
@@ -114,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(orjson.dumps(result).decode())
         return 0
-    print(f"samples: {result['samples']}")
+    print(f"samples: {result['samples']}, with whole stacks: {result['whole_stacks']}")
     print("\nareas (inclusive, % of samples):")
     for label, pct in result["areas_pct"].items():
         print(f"  {pct:5.1f}  {label}")
