@@ -280,10 +280,14 @@ class LiveRoom:
             room = self.room
             phase = room.phase
             if phase == "hand_over":
-                # The pause ends early when someone deals the next hand themselves.
-                self._changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), settings.hand_pause)
+                # Wait out the pause, but look again at every change: someone may deal the
+                # next hand themselves, and then the bots must not sleep on.
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + settings.hand_pause
+                while self.room.phase == "hand_over" and loop.time() < deadline:
+                    self._changed.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
                 if self.room.phase != "hand_over":
                     continue
                 if not await store.lead(self.code, settings.process_id, settings.lease):
