@@ -9,7 +9,6 @@ and are folded in by :meth:`LiveRoom.catch_up`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -280,14 +279,7 @@ class LiveRoom:
             room = self.room
             phase = room.phase
             if phase == "hand_over":
-                # Wait out the pause, but look again at every change: someone may deal the
-                # next hand themselves, and then the bots must not sleep on.
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + settings.hand_pause
-                while self.room.phase == "hand_over" and loop.time() < deadline:
-                    self._changed.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
+                await asyncio.sleep(settings.hand_pause)
                 if self.room.phase != "hand_over":
                     continue
                 if not await store.lead(self.code, settings.process_id, settings.lease):
