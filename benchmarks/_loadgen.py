@@ -266,7 +266,7 @@ class Conn:
                 sent = self.room.sent_at.pop(frame["from"], None)
                 if sent is not None and stats.measuring:
                     stats.fanout.append(now - sent)
-            elif self.pending is not None and frame["seq"] == self.pending:
+            elif self.pending is not None and frame.get("seq") == self.pending:
                 self.pending = None
                 if stats.measuring:
                     stats.moves += 1
@@ -285,7 +285,7 @@ class Conn:
             self.pending = None
         elif kind == "error":
             stats.errors[frame["code"]] += 1
-            if self.pending is not None and frame["seq"] == self.pending:
+            if self.pending is not None and frame.get("seq") == self.pending:
                 stats.refused += 1
                 self.pending = None
         elif kind == "left":

@@ -44,9 +44,12 @@ def encode(message: Any) -> str:
     return orjson.dumps(message.model_dump(by_alias=True, exclude_none=False)).decode()
 
 
-def dumps(data: Any) -> str:
-    """Serialise plain JSON-ready data (used on hot paths that build dicts directly)."""
-    return orjson.dumps(data).decode()
+def dumps(data: Any) -> bytes:
+    """Serialise plain JSON-ready data to UTF-8 JSON, ready to send as a text frame.
+
+    Used on hot paths that build dicts directly; the bytes go out unchanged.
+    """
+    return orjson.dumps(data)
 
 
 def loads(data: str | bytes) -> Any:

@@ -317,8 +317,8 @@ class LogLine(_Message):
 
 
 class Patch(_Message):
-    """RFC 6902 operations turning your document at ``from`` into ``to``. ``seq`` is set
-    on the patch that results from your own accepted action."""
+    """RFC 6902 operations turning your document at ``from`` into ``to``. ``seq`` is
+    present only on the patch that results from your own accepted action."""
 
     type: Literal["patch"] = "patch"
     room: str

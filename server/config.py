@@ -58,6 +58,9 @@ class Settings:
     daily_target: int = 25
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
+    #: Pending TCP connections the listening socket queues (a reconnect storm after a
+    #: restart opens thousands at once; the kernel may cap it, see net.core.somaxconn).
+    backlog: int = 2048
     #: permessage-deflate compression (off: it costs CPU and memory per connection).
     compression: bool = False
     #: Key and channel prefix in Redis (several deployments can share one Redis).

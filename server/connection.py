@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, NamedTuple
 
 from websockets.asyncio.server import ServerConnection
@@ -33,9 +34,37 @@ SLOW_CLIENT = 1013
 class Connection:
     """The server's side of one WebSocket: never waits on the client to send.
 
-    Frames go through a bounded queue drained by a writer task; when the queue is full
-    the client is too slow and is dropped (it can reconnect with its token).
+    Frames go through a bounded queue; a writer task exists only while frames wait to
+    go out, so an idle connection costs no task. When the queue is full the client is
+    too slow and is dropped (it can reconnect with its token).
     """
+
+    __slots__ = (
+        "_burst",
+        "_closer",
+        "_finished",
+        "_limit",
+        "_metrics",
+        "_queue",
+        "_rate",
+        "_stamp",
+        "_tokens",
+        "_writer",
+        "closing",
+        "dropped",
+        "greeted",
+        "id",
+        "name",
+        "player_id",
+        "player_token",
+        "queued_at",
+        "room",
+        "rooms_created",
+        "seat",
+        "ticket",
+        "version",
+        "ws",
+    )
 
     def __init__(
         self,
@@ -61,10 +90,13 @@ class Connection:
         self.version = 0
         self.ticket: tuple[int, str] | None = None
         self.queued_at: float | None = None
-        self._queue: asyncio.Queue[str | _Close] = asyncio.Queue(queue_size)
+        self._queue: deque[bytes | _Close] = deque()
+        self._limit = queue_size
+        self._writer: asyncio.Task[None] | None = None
+        #: Set once the writer met a closed connection or sent the closing frame.
+        self._finished = False
         self.closing = False
         self.rooms_created = 0
-        self._writer = asyncio.create_task(self._write())
         self._rate = rate
         self._burst = float(burst)
         self._tokens = float(burst)
@@ -78,18 +110,23 @@ class Connection:
             return "none"
         return "spectator" if self.seat is None else "player"
 
-    def send(self, frame: str) -> None:
-        """Queue a frame; drop the connection if its queue is full."""
-        if self.dropped:
+    def send(self, frame: bytes) -> None:
+        """Queue a UTF-8 JSON text frame; drop the connection if its queue is full."""
+        if self.dropped or self._finished:
             return
-        try:
-            self._queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if len(self._queue) >= self._limit:
             if self._metrics is not None:
                 self._metrics.dropped.inc()
             self.dropped = True
             log.info("dropping slow client %s", self.id)
             self._closer = asyncio.ensure_future(self.ws.close(SLOW_CLIENT, "too slow"))
+            return
+        self._enqueue(frame)
+
+    def _enqueue(self, item: bytes | _Close) -> None:
+        self._queue.append(item)
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write())
 
     def allow(self) -> bool:
         """Take one token from the rate-limit bucket; False when it is empty."""
@@ -102,41 +139,49 @@ class Connection:
         return False
 
     async def _write(self) -> None:
+        queue = self._queue
         try:
-            while True:
-                frame = await self._queue.get()
+            while queue:
+                frame = queue.popleft()
                 if isinstance(frame, _Close):
+                    self._finished = True
                     await self.ws.close(frame.code, frame.reason)
                     return
-                await self.ws.send(frame)
+                await self.ws.send(frame, text=True)
                 if self._metrics is not None:
                     self._metrics.frames_out.inc()
                     self._metrics.bytes_out.inc(len(frame))
         except ConnectionClosed:
-            pass
+            self._finished = True
+        finally:
+            self._writer = None
+            if self._finished:
+                queue.clear()
 
     @property
     def open(self) -> bool:
         """True while frames can still go out."""
-        return not self._writer.done() and self.ws.state.name == "OPEN"
+        return not self._finished and self.ws.state.name == "OPEN"
 
     def close_after_queue(self, code: int, reason: str) -> None:
         """Close once the frames already queued are sent; ignore what the client sends."""
         if self.closing:
             return
         self.closing = True
-        try:
-            self._queue.put_nowait(_Close(code, reason))
-        except asyncio.QueueFull:
+        if len(self._queue) >= self._limit:
             self._closer = asyncio.ensure_future(self.ws.close(code, reason))
+        else:
+            self._enqueue(_Close(code, reason))
 
     async def flush(self, timeout: float = 2.0) -> None:
         """Wait (a little) for queued frames to go out."""
-        deadline = time.monotonic() + timeout
-        while not self._queue.empty() and not self._writer.done():
-            if time.monotonic() >= deadline:
-                return
-            await asyncio.sleep(0.01)
+        writer = self._writer
+        if writer is not None:
+            await asyncio.wait([writer], timeout=timeout)
 
     def stop(self) -> None:
-        self._writer.cancel()
+        """Stop writing (the socket is gone); frames still queued are dropped."""
+        self._finished = True
+        self._queue.clear()
+        if self._writer is not None:
+            self._writer.cancel()

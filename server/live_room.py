@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.codec import dumps
-from protocol.diff import diff
 from protocol.engine import Action, seat_view
 from protocol.errors import ClientError, Conflict, KingsCornerError
 
+from .fanout import patches
 from .room import Room
 from .store.base import Event
 
@@ -45,8 +45,8 @@ class LiveRoom:
         self._timer: asyncio.Task[None] | None = None
         self._timer_turn: tuple[int, int] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
-        #: Set on every change, so a waiting driver looks again at once.
-        self._changed = asyncio.Event()
+        #: True while the driver sleeps through the pause between two hands.
+        self._pausing = False
         self._missing: set[int] = set()
         self._expiry: asyncio.Task[None] | None = None
         self._listed: dict[str, Any] | None = None
@@ -129,6 +129,7 @@ class LiveRoom:
         A refusal (:class:`ClientError`) propagates with nothing changed. A version
         conflict with another process is repaired by catching up and deciding again.
         """
+        process = self.server.settings.process_id
         async with self.lock:
             for _ in range(_RETRIES):
                 try:
@@ -140,8 +141,10 @@ class LiveRoom:
                     raise
                 if not events:
                     return
+                expected = self.room.version
+                announce = {"kind": "changed", "v": expected + len(events), "by": process}
                 try:
-                    version = await self.server.store.append(self.code, self.room.version, events)
+                    version = await self.server.store.append(self.code, expected, events, announce)
                 except Conflict:
                     if not await self._catch_up_locked():
                         # The store is behind us (it lost its last writes): start over from it.
@@ -167,10 +170,6 @@ class LiveRoom:
                 break
             else:
                 raise Conflict()
-        await self.server.store.publish(
-            f"room:{self.code}",
-            {"kind": "changed", "v": self.room.version, "by": self.server.settings.process_id},
-        )
         self.after_change()
 
     async def catch_up(self) -> None:
@@ -211,11 +210,11 @@ class LiveRoom:
                 self._kick_out(event["seat"])
         new_version = self.room.version
         new_docs = self.room.docs(self.viewers)
+        all_ops = patches(self._docs, new_docs)
+        self._docs = new_docs
         for viewer, conns in self.viewers.items():
             new_doc = new_docs[viewer]
-            old_doc = self._docs.get(viewer)
-            self._docs[viewer] = new_doc
-            ops = diff(old_doc, new_doc) if old_doc is not None else None
+            ops = all_ops[viewer]
             base = {
                 "type": "patch",
                 "room": self.code,
@@ -223,7 +222,6 @@ class LiveRoom:
                 "to": new_version,
                 "ops": ops,
                 "log": lines,
-                "seq": None,
             }
             frame = dumps(base)
             for conn in conns:
@@ -240,13 +238,17 @@ class LiveRoom:
 
     def after_change(self) -> None:
         """Start whatever the new state calls for: a bot turn, a turn timer, the next hand."""
-        self._changed.set()
         if self.server.closing:
             return
         room = self.room
         phase = room.phase
         if phase == "playing":
             if room.bot_to_move() is not None:
+                if self._pausing and self._driver is not None:
+                    # Someone dealt the next hand during the pause: a bot that leads it
+                    # plays now, not when the pause would have ended.
+                    self._driver.cancel()
+                    self._driver = None
                 self._drive()
             elif room.settings.turn_timer and self._timer_turn != room.turn_key:
                 if self._timer is not None:
@@ -279,7 +281,11 @@ class LiveRoom:
             room = self.room
             phase = room.phase
             if phase == "hand_over":
-                await asyncio.sleep(settings.hand_pause)
+                self._pausing = True
+                try:
+                    await asyncio.sleep(settings.hand_pause)
+                finally:
+                    self._pausing = False
                 if self.room.phase != "hand_over":
                     continue
                 if not await store.lead(self.code, settings.process_id, settings.lease):
@@ -356,8 +362,9 @@ class LiveRoom:
             for i, s in enumerate(self.room.seats)
             if s is not None and s.kind == "human" and (s.connected or not s.away)
         ]
-        if not connected:
-            return
+        if all(self.seat_connected(seat) for seat in connected):
+            self._missing.clear()
+            return  # the common case: every such seat is connected here, no need to ask
         members = await self.server.store.presence(self.code)
         present = {m.get("seat") for m in members if m.get("role") == "player"}
         for seat in connected:

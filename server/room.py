@@ -132,6 +132,9 @@ class Room:
         self.turns = 0  # turns ended in this room, to tell one turn from the next
         #: The turn (hand index, turns) whose timer ran out: a bot finishes it.
         self.expired: tuple[int, int] | None = None
+        #: The last action validated by :meth:`decide_act`, as (match before, seat, action
+        #: text, match after), so applying its event does not play the move a second time.
+        self._validated: tuple[Match, int, str, Match] | None = None
 
     # --- reading ---------------------------------------------------------------------
 
@@ -430,8 +433,10 @@ class Room:
         if seat is None:
             raise NotSeated()
         assert self.match is not None
-        self.match.apply(action, seat)  # raises IllegalAction; applied for real in _on_act
-        event: Event = {"e": "act", "seat": seat, "a": action.text()}
+        after = self.match.apply(action, seat)  # raises IllegalAction
+        text = action.text()
+        self._validated = (self.match, seat, text, after)
+        event: Event = {"e": "act", "seat": seat, "a": text}
         s = self.seats[seat]
         if by_bot:
             event["by"] = "bot"
@@ -662,7 +667,15 @@ class Room:
         seat = e["seat"]
         action = action_from_text(e["a"])
         before = self.match.position
-        self.match = self.match.apply(action, seat)
+        validated, self._validated = self._validated, None
+        if (
+            validated is not None
+            and validated[0] is self.match
+            and validated[1:3] == (seat, e["a"])
+        ):
+            self.match = validated[3]  # matches are immutable: the validated result holds
+        else:
+            self.match = self.match.apply(action, seat)
         s = self.seats[seat]
         if s is not None and e.get("by") != "bot":
             s.idle = 0

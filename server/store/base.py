@@ -30,10 +30,19 @@ class Store(Protocol):
         """Store a new room whose first event is ``first``; False if the code is taken."""
         ...
 
-    async def append(self, code: str, expected: int, events: Sequence[Event]) -> int:
+    async def append(
+        self,
+        code: str,
+        expected: int,
+        events: Sequence[Event],
+        announce: Message | None = None,
+    ) -> int:
         """Append ``events`` if the room is at version ``expected``; return the new version.
 
-        Raises ``Conflict`` when the room moved on, ``RoomNotFound`` when it is gone.
+        When the events are appended and ``announce`` is given, it is published on channel
+        ``room:CODE`` in the same step (one round trip on a networked store); when they
+        are not, nothing is published. Raises ``Conflict`` when the room moved on,
+        ``RoomNotFound`` when it is gone.
         """
         ...
 

@@ -21,7 +21,8 @@ class MemoryStore:
         self._listing: dict[str, dict[str, Any]] = {}
         self._subscribed: set[str] = set()
         self._handler: Handler | None = None
-        self._members: dict[str, tuple[float, dict[str, dict[str, Any]]]] = {}
+        #: process -> (expiry, room code -> that process's members in the room)
+        self._members: dict[str, tuple[float, dict[str, list[dict[str, Any]]]]] = {}
         self._queues: dict[int, list[dict[str, Any]]] = {}
         self._leases: dict[str, tuple[str, float]] = {}
         self._secrets: dict[str, str] = {}
@@ -37,13 +38,21 @@ class MemoryStore:
         self._rooms[code] = [first]
         return True
 
-    async def append(self, code: str, expected: int, events: Sequence[Event]) -> int:
+    async def append(
+        self,
+        code: str,
+        expected: int,
+        events: Sequence[Event],
+        announce: Message | None = None,
+    ) -> int:
         log = self._rooms.get(code)
         if log is None:
             raise RoomNotFound()
         if len(log) != expected:
             raise Conflict()
         log.extend(events)
+        if announce is not None:
+            await self.publish(f"room:{code}", announce)
         return len(log)
 
     async def read(self, code: str, after: int = 0) -> list[Event]:
@@ -89,16 +98,20 @@ class MemoryStore:
         return list(self._listing.values())
 
     async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
-        self._members[process] = (time.monotonic() + ttl, dict(members))
+        by_room: dict[str, list[dict[str, Any]]] = {}
+        for info in members.values():
+            room = info.get("room")
+            if isinstance(room, str):
+                by_room.setdefault(room, []).append(info)
+        self._members[process] = (time.monotonic() + ttl, by_room)
 
     async def presence(self, code: str) -> list[dict[str, Any]]:
         now = time.monotonic()
         return [
             info
-            for expires, members in self._members.values()
+            for expires, by_room in self._members.values()
             if expires > now
-            for info in members.values()
-            if info.get("room") == code
+            for info in by_room.get(code, ())
         ]
 
     async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:

@@ -64,7 +64,7 @@ import orjson
 import redis.asyncio as aioredis
 import redis.exceptions as rexc
 from redis.asyncio.cluster import ClusterNode, RedisCluster
-from redis.asyncio.connection import AbstractConnection, ConnectionPool
+from redis.asyncio.connection import AbstractConnection, BlockingConnectionPool, ConnectionPool
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
@@ -234,15 +234,18 @@ redis.call('RPUSH', KEYS[1], ARGV[1])
 return 1
 """
 
-# Returns the new length, -1 when the room is missing, -2 when the version moved on.
+# ARGV: expected length, push chunk, channel, announcement ('' for none), events...
+# Returns the new length, -1 when the room is missing, -2 when the version moved on; the
+# announcement is published only when the events were appended.
 _APPEND = """
 local n = redis.call('LLEN', KEYS[1])
 if n == 0 then return -1 end
 if n ~= tonumber(ARGV[1]) then return -2 end
 local chunk = tonumber(ARGV[2])
-for i = 3, #ARGV, chunk do
+for i = 5, #ARGV, chunk do
   n = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + chunk - 1, #ARGV)))
 end
+if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 return n
 """
 
@@ -395,7 +398,8 @@ class RedisStore:
     (``redis+sentinel://s1:26379,s2:26379,s3:26379/mymaster``); see
     :func:`parse_redis_url`, which raises ``ValueError`` for a bad one. ``prefix`` starts
     every key and channel name, so several deployments (or test runs) can share one Redis.
-    ``timeout`` bounds connecting and each command; ``health_interval`` is how often the
+    ``timeout`` bounds connecting, each command and the wait for one of the ``pool_size``
+    connections (on a single server); ``health_interval`` is how often the
     idle announcement connection is pinged (two silent intervals count as a lost
     connection); reconnection waits start small and double up to ``backoff_max`` seconds.
 
@@ -415,6 +419,7 @@ class RedisStore:
         timeout: float = 2.0,
         health_interval: float = 5.0,
         backoff_max: float = 2.0,
+        pool_size: int = 200,
     ) -> None:
         self.prefix = prefix
         self.target = parse_redis_url(url)
@@ -464,7 +469,11 @@ class RedisStore:
                 **connection,
             )
         else:
-            self._pool = ConnectionPool.from_url(target.url, **connection)
+            # At most pool_size commands in flight; more wait (up to the timeout) for a
+            # connection instead of failing at once as redis-py's default pool does.
+            self._pool = BlockingConnectionPool.from_url(
+                target.url, max_connections=pool_size, timeout=timeout, **connection
+            )
         if self._pool is not None:
             self._redis = aioredis.Redis(connection_pool=self._pool)
         # Round-robin over Cluster nodes for the announcement connection, from a random one.
@@ -498,7 +507,7 @@ class RedisStore:
         self._closed = False
 
     @classmethod
-    async def connect(cls, url: str, prefix: str = "kc", **options: float) -> RedisStore:
+    async def connect(cls, url: str, prefix: str = "kc", **options: Any) -> RedisStore:
         """Build a store, check Redis answers (else ``StoreUnavailable``) and start listening."""
         store = cls(url, prefix, **options)
         if not await store.ping():
@@ -546,8 +555,20 @@ class RedisStore:
             )
         return bool(created)
 
-    async def append(self, code: str, expected: int, events: Sequence[Event]) -> int:
-        args: list[Any] = [expected, _PUSH_CHUNK, *(_dump(e) for e in events)]
+    async def append(
+        self,
+        code: str,
+        expected: int,
+        events: Sequence[Event],
+        announce: Message | None = None,
+    ) -> int:
+        args: list[Any] = [
+            expected,
+            _PUSH_CHUNK,
+            self._channel(f"room:{code}"),
+            b"" if announce is None else _dump(announce),
+            *(_dump(e) for e in events),
+        ]
         with _reachable():
             result = int(
                 await self._call(self._append, keys=[self._room(code, "events")], args=args)

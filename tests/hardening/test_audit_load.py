@@ -164,7 +164,7 @@ def same_states(events: list[dict[str, Any]]) -> bool:
 async def test_no_card_reaches_a_viewer_who_may_not_see_it(
     store_settings: dict[str, object], recorder: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = fast_settings(hand_pause=0.0, **store_settings)
+    settings = fast_settings(hand_pause=0.0, rate=1e6, burst=10**6, **store_settings)
     started = time.monotonic()
     async with serving(settings) as game:
         pool = Clients(game)

@@ -461,6 +461,12 @@ class Control:
             self.latencies.append(time.monotonic() - started)
             await asyncio.sleep(0.02)  # a brisk human, not a flood
 
+    async def played(self, moves: int, timeout: float = 200 * UNIT) -> None:
+        """Wait until the control game has made ``moves`` moves (or ``timeout`` passed)."""
+        deadline = time.monotonic() + timeout
+        while len(self.latencies) < moves and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
 
 async def start_controls(world: World) -> tuple[Control, GameClient]:
     people = await table(world.pool, 2, seats=2, target=500)
@@ -553,6 +559,14 @@ async def fuzz(game: GameServer, pool: Clients) -> None:
     runner = asyncio.create_task(control.run())
     try:
         sent, skipped, took = await send_plan(world, plan)
+        # However fast the plan went, both control games are still being served after it.
+        await control.played(20)
+        deadline = time.monotonic() + 200 * UNIT
+        while (
+            game.lobby.rooms[world.bots].room.version <= bots_before + 50
+            and time.monotonic() < deadline
+        ):
+            await asyncio.sleep(0.01)
     finally:
         control.stop.set()
         await runner
@@ -676,6 +690,8 @@ async def test_broken_framing_is_closed_with_the_right_code() -> None:
                     assert code in bad.codes, (bad, code)
                 finally:
                     raw.abort()
+            # However fast the plan went, the control game is still being served after it.
+            await control.played(10)
             control.stop.set()
             await runner
             assert len(control.latencies) >= 10

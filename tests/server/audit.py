@@ -19,6 +19,8 @@ import orjson
 from server.room import Room
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b")
+#: Random identifiers and secrets: URL-safe base64 may spell "-7H" by chance.
+OPAQUE = frozenset(("player", "player_id", "token"))
 
 
 @dataclass
@@ -42,8 +44,9 @@ def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
+        for k, v in value.items():
+            if k not in OPAQUE:
+                yield from _strings(v)
     elif isinstance(value, list):
         for v in value:
             yield from _strings(v)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 
 from clients.net import GameClient
+from server.app import port_of, start_server
 
-from .conftest import ClientFactory
+from .conftest import ClientFactory, make_settings
 
 
 async def next_mover(players: list[GameClient], timeout: float = 10.0) -> GameClient | None:
@@ -62,3 +64,42 @@ async def test_four_clients_play_a_whole_match(client: ClientFactory) -> None:
         assert game["winners"] == [
             i for i, t in enumerate(game["totals"]) if t == min(game["totals"])
         ]
+
+
+def on_hand(number: int) -> Callable[[GameClient], bool]:
+    return lambda c: c.game is not None and c.game["hand_no"] == number
+
+
+def past(version: int) -> Callable[[GameClient], bool]:
+    return lambda c: c.version > version
+
+
+async def test_a_bot_leading_a_hand_dealt_early_plays_without_waiting_out_the_pause() -> None:
+    # The pause between hands is long; a person deals the next hand at once with next_hand.
+    # When a bot leads that hand, it must move now, not when the pause would have ended.
+    game = await start_server(make_settings(hand_pause=60.0))
+    ana = GameClient(f"ws://127.0.0.1:{port_of(game)}/", "Ana")
+    try:
+        await ana.connect()
+        await ana.create(seats=2, target=500, bots=[None, "heuristic"])
+        await ana.start()
+        bot_led = 0
+        for _ in range(4):
+            hand = ana.game["hand_no"]  # type: ignore[index]
+            while ana.game is not None and ana.game["phase"] == "playing":
+                if ana.my_turn:
+                    legal = ana.game["legal"]
+                    await ana.act("end" if "end" in legal else legal[0])
+                else:
+                    await ana.until(lambda c: c.my_turn or c.game["phase"] != "playing", 10)  # type: ignore[index]
+            assert ana.game is not None and ana.game["phase"] == "hand_over"
+            await ana.send({"type": "next_hand"})
+            await ana.until(on_hand(hand + 1), 10)
+            if ana.game["turn"] != ana.seat:  # type: ignore[index]
+                bot_led += 1
+                dealt = ana.version
+                await ana.until(past(dealt), 5)
+        assert bot_led >= 1
+    finally:
+        await ana.close()
+        await game.shutdown()

@@ -215,6 +215,24 @@ async def test_resubscribing_delivers_again(store: Store) -> None:
     assert await inbox.next() == ("a", {"n": 1})
 
 
+async def test_an_append_announces_on_its_room_channel_only_when_it_lands(store: Store) -> None:
+    inbox = Inbox()
+    store.set_handler(inbox)
+    await store.subscribe("room:ROOM")
+    await store.create_room("ROOM", ev(0))
+    assert await store.append("ROOM", 1, [ev(1), ev(2)], {"kind": "changed", "v": 3}) == 3
+    assert await inbox.next() == ("room:ROOM", {"kind": "changed", "v": 3})
+    with pytest.raises(Conflict):
+        await store.append("ROOM", 1, [ev(9)], {"kind": "changed", "v": 2})
+    with pytest.raises(RoomNotFound):
+        await store.append("GONE", 1, [ev(9)], {"kind": "changed", "v": 2})
+    assert await store.append("ROOM", 3, [ev(3)]) == 4  # no announcement asked for
+    await store.publish("room:ROOM", {"kind": "marker"})
+    # Nothing came between: the refused appends and the silent one published nothing.
+    assert await inbox.next() == ("room:ROOM", {"kind": "marker"})
+    assert await store.read("ROOM", 1) == [ev(1), ev(2), ev(3)]
+
+
 async def test_publish_without_subscribers_succeeds(store: Store) -> None:
     await store.publish("nobody-listens", {"n": 1})
 
