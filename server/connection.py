@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import OPEN
 
 if TYPE_CHECKING:
     from .live_room import LiveRoom
@@ -34,9 +35,10 @@ SLOW_CLIENT = 1013
 class Connection:
     """The server's side of one WebSocket: never waits on the client to send.
 
-    Frames go through a bounded queue; a writer task exists only while frames wait to
-    go out, so an idle connection costs no task. When the queue is full the client is
-    too slow and is dropped (it can reconnect with its token).
+    A frame goes straight to the socket when nothing is waiting and the socket takes
+    more; otherwise it waits in a bounded queue, drained by a writer task that exists only
+    while frames wait, so an idle connection costs no task. When the queue is full the
+    client is too slow and is dropped (it can reconnect with its token).
     """
 
     __slots__ = (
@@ -121,7 +123,26 @@ class Connection:
             log.info("dropping slow client %s", self.id)
             self._closer = asyncio.ensure_future(self.ws.close(SLOW_CLIENT, "too slow"))
             return
+        if self._writer is None and self._write_now(frame):
+            return
         self._enqueue(frame)
+
+    def _write_now(self, frame: bytes) -> bool:
+        """Hand ``frame`` to the socket at once when nothing waits and it can take more.
+
+        This is what ``websockets``' own ``send`` does when it need not wait (frame the
+        message, write it out), without a task per frame; when the transport pushes back,
+        frames queue for the writer task instead, which waits for it to drain.
+        """
+        ws = self.ws
+        if ws.paused or ws.protocol.state is not OPEN or ws.transport.is_closing():
+            return False
+        ws.protocol.send_text(frame)
+        ws.send_data()
+        if self._metrics is not None:
+            self._metrics.frames_out.inc()
+            self._metrics.bytes_out.inc(len(frame))
+        return True
 
     def _enqueue(self, item: bytes | _Close) -> None:
         self._queue.append(item)
