@@ -152,7 +152,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
         server.handle,
         args.host,
         args.port,
-        compression=None,
+        compression="deflate" if args.compression else None,
         max_size=args.max_message,
         ping_interval=args.ping_interval,
         ping_timeout=args.ping_timeout,
@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-message", type=int, default=defaults.max_message)
     parser.add_argument("--ping-interval", type=float, default=defaults.ping_interval)
     parser.add_argument("--ping-timeout", type=float, default=defaults.ping_timeout)
+    parser.add_argument("--compression", action="store_true", help="permessage-deflate")
     asyncio.run(serve_forever(parser.parse_args(argv)))
     return 0
 

@@ -58,9 +58,13 @@ PER_ROOM = 50
 # --- the client process --------------------------------------------------------------------
 
 
-async def _open(url: str, timeout: float) -> ClientConnection:
+async def _open(url: str, timeout: float, deflate: bool = False) -> ClientConnection:
     ws = await connect(
-        url, max_size=2**20, compression=None, ping_interval=None, open_timeout=timeout
+        url,
+        max_size=2**20,
+        compression="deflate" if deflate else None,
+        ping_interval=None,
+        open_timeout=timeout,
     )
     await ws.send(orjson.dumps({"type": "hello", "version": 1, "name": "idle"}), text=True)
     while orjson.loads(await ws.recv(decode=False))["type"] != "welcome":
@@ -75,10 +79,12 @@ async def _until(ws: ClientConnection, kind: str) -> dict[str, Any]:
             return frame
 
 
-async def _group(url: str, size: int, spectate: bool, gate: asyncio.Semaphore) -> list[Any]:
+async def _group(
+    url: str, size: int, spectate: bool, gate: asyncio.Semaphore, deflate: bool
+) -> list[Any]:
     """Open ``size`` connections; with ``spectate`` they all watch one new room."""
     async with gate:
-        first = await _open(url, 120)
+        first = await _open(url, 120, deflate)
         conns = [first]
         code = None
         if spectate:
@@ -86,7 +92,7 @@ async def _group(url: str, size: int, spectate: bool, gate: asyncio.Semaphore) -
             code = (await _until(first, "joined"))["room"]
             await _until(first, "snapshot")
         for _ in range(size - 1):
-            ws = await _open(url, 120)
+            ws = await _open(url, 120, deflate)
             if code is not None:
                 join = {"type": "join", "room": code, "spectate": True}
                 await ws.send(orjson.dumps(join), text=True)
@@ -108,7 +114,10 @@ async def client(config: dict[str, Any]) -> None:
     gate = asyncio.Semaphore(int(config.get("concurrency", 32)))
     sizes = [PER_ROOM] * (count // PER_ROOM) + ([count % PER_ROOM] if count % PER_ROOM else [])
     began = time.perf_counter()
-    groups = await asyncio.gather(*(_group(config["url"], n, spectate, gate) for n in sizes))
+    deflate = bool(config.get("compression"))
+    groups = await asyncio.gather(
+        *(_group(config["url"], n, spectate, gate, deflate) for n in sizes)
+    )
     conns = [ws for group in groups for ws in group]
     readers = [asyncio.create_task(_drain(ws)) for ws in conns]
     ready = {"ready": True, "connections": len(conns), "setup_s": time.perf_counter() - began}
@@ -124,11 +133,18 @@ async def client(config: dict[str, Any]) -> None:
 # --- the orchestrator ----------------------------------------------------------------------
 
 
-def _clients(url: str, connections: int, mode: str, workers: int) -> list[subprocess.Popen[bytes]]:
+def _clients(
+    url: str, connections: int, mode: str, workers: int, deflate: bool
+) -> list[subprocess.Popen[bytes]]:
     procs = []
     per, extra = divmod(connections, workers)
     for i in range(workers):
-        config = {"url": url, "connections": per + (i < extra), "mode": mode}
+        config = {
+            "url": url,
+            "connections": per + (i < extra),
+            "mode": mode,
+            "compression": deflate,
+        }
         procs.append(
             subprocess.Popen(
                 [
@@ -148,7 +164,12 @@ def _clients(url: str, connections: int, mode: str, workers: int) -> list[subpro
 
 
 def measure(
-    server: ServerProcess, connections: int, mode: str, workers: int, settle: float = 3.0
+    server: ServerProcess,
+    connections: int,
+    mode: str,
+    workers: int,
+    settle: float = 3.0,
+    deflate: bool = False,
 ) -> dict[str, Any]:
     """Memory of ``server`` before and after ``connections`` idle connections.
 
@@ -157,7 +178,7 @@ def measure(
     time.sleep(settle / 3)
     before = proc_sample(server.pid)
     overflows = listen_overflows()
-    procs = _clients(server.url, connections, mode, workers)
+    procs = _clients(server.url, connections, mode, workers, deflate)
     try:
         setup = 0.0
         opened = 0
@@ -202,23 +223,25 @@ def run(
     baseline: bool,
     settle: float = 3.0,
     root: Path = ROOT,
+    deflate: bool = False,
 ) -> dict[str, Any]:
     """Measure ours and (interleaved) the baseline ``repeats`` times; medians and ratio."""
     ours: list[dict[str, Any]] = []
     bare: list[dict[str, Any]] = []
     ours_argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0"]
+    flags = ["--compression"] if deflate else []  # the baseline's flag takes no value
     for i in range(repeats):
         note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: our server")
-        server = start_process(ours_argv, root=root)
+        server = start_process(ours_argv + (["--compression", "on"] if deflate else []), root=root)
         try:
-            ours.append(measure(server, connections, mode, workers, settle))
+            ours.append(measure(server, connections, mode, workers, settle, deflate))
         finally:
             server.stop()
         if baseline:
             note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: bare websockets")
-            server = start_process(baseline_server_argv(0))
+            server = start_process(baseline_server_argv(0, flags))
             try:
-                bare.append(measure(server, connections, mode, workers, settle))
+                bare.append(measure(server, connections, mode, workers, settle, deflate))
             finally:
                 server.stop()
 
@@ -247,6 +270,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds to let memory settle")
+    parser.add_argument(
+        "--compression", action="store_true", help="permessage-deflate on both servers"
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     add_server_flags(parser)
     args = parser.parse_args(argv)
@@ -271,9 +297,19 @@ def _main(args: argparse.Namespace, root: Path, argv: Sequence[str] | None) -> i
             "command": command,
             "connections": count,
             "mode": args.mode,
+            "compression": args.compression,
             "nofile_soft_limit": soft,
             "machine": info,
-            **run(count, args.mode, args.workers, args.repeats, not args.no_baseline, args.settle),
+            **run(
+                count,
+                args.mode,
+                args.workers,
+                args.repeats,
+                not args.no_baseline,
+                args.settle,
+                root,
+                args.compression,
+            ),
         }
         emit(record)
     return 0

@@ -266,7 +266,7 @@ class GameServer:
         logs.context.set({"conn": conn.id, "room": room and room.code, "seat": conn.seat})
         try:
             message = decode_client(frame)
-            self.metrics.messages.labels(message.type).inc()
+            self.metrics.count(self.metrics.messages, message.type)
             seq = getattr(message, "seq", None)
             await self._dispatch(conn, message)
         except ClientError as exc:
@@ -384,12 +384,13 @@ class GameServer:
             action = action_from_wire(msg.action.model_dump(by_alias=True))
             await live.commit(lambda r: r.decide_act(seat, action), actor=conn, seq=msg.seq)
         except ClientError as exc:
-            self.metrics.actions.labels("refused", exc.code).inc()
+            self.metrics.count(self.metrics.actions, "refused", exc.code)
             raise
-        self.metrics.actions.labels("accepted", "").inc()
+        self.metrics.count(self.metrics.actions, "accepted", "")
         self.metrics.act_latency.observe(time.perf_counter() - start)
-        # The action is public once accepted (the card is on the table now).
-        log.debug("accepted %s", action.text(), extra={"action": action.text()})
+        if log.isEnabledFor(logging.DEBUG):
+            # The action is public once accepted (the card is on the table now).
+            log.debug("accepted %s", action.text(), extra={"action": action.text()})
 
     async def _next_hand(self, conn: Connection, msg: NextHand) -> None:
         live = self._room(conn)

@@ -140,8 +140,7 @@ class Connection:
         ws.protocol.send_text(frame)
         ws.send_data()
         if self._metrics is not None:
-            self._metrics.frames_out.inc()
-            self._metrics.bytes_out.inc(len(frame))
+            self._metrics.sent(frame)
         return True
 
     def _enqueue(self, item: bytes | _Close) -> None:
@@ -170,8 +169,7 @@ class Connection:
                     return
                 await self.ws.send(frame, text=True)
                 if self._metrics is not None:
-                    self._metrics.frames_out.inc()
-                    self._metrics.bytes_out.inc(len(frame))
+                    self._metrics.sent(frame)
         except ConnectionClosed:
             self._finished = True
         finally:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
@@ -65,14 +65,34 @@ class Metrics:
             buckets=(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120),
             registry=r,
         )
-        self.bytes_out = Counter("kc_sent_bytes", "Bytes of frames queued to clients", registry=r)
-        self.frames_out = Counter("kc_sent_frames", "Frames queued to clients", registry=r)
+        #: Frames and their bytes handed to clients' connections; plain integers, because
+        #: they change once per frame per connection (exported by the live collector).
+        self.frames_out = 0
+        self.bytes_out = 0
         self.dropped = Counter(
             "kc_dropped_slow_clients", "Connections closed for falling behind", registry=r
         )
         self.messages = Counter(
             "kc_messages", "Client messages received, by type", ["type"], registry=r
         )
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+    def sent(self, frame: bytes) -> None:
+        """Count one frame handed to a connection."""
+        self.frames_out += 1
+        self.bytes_out += len(frame)
+
+    def count(self, counter: Counter, *labels: str) -> None:
+        """Add one to ``counter`` under ``labels``."""
+        self._child(counter, labels).inc()
+
+    def _child(self, metric: Counter | Histogram, labels: tuple[str, ...]) -> Any:
+        """The labelled child of ``metric``, made once (``labels()`` costs a lock each call)."""
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def watch(self, server: GameServer) -> None:
         """Add the gauges read from the live server at scrape time."""
@@ -80,6 +100,9 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+    def observe_store(self, operation: str, seconds: float) -> None:
+        self._child(self.store_latency, (operation,)).observe(seconds)
 
     def time_store(self, operation: str) -> _StoreTimer:
         return _StoreTimer(self, operation)
@@ -93,9 +116,10 @@ class _StoreTimer:
         self.start = time.perf_counter()
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        self.metrics.store_latency.labels(self.operation).observe(time.perf_counter() - self.start)
+        metrics = self.metrics
+        metrics.observe_store(self.operation, time.perf_counter() - self.start)
         if kind is not None:
-            self.metrics.store_errors.labels(self.operation).inc()
+            metrics.count(metrics.store_errors, self.operation)
 
 
 class _LiveGauges(Collector):
@@ -104,7 +128,7 @@ class _LiveGauges(Collector):
     def __init__(self, server: GameServer) -> None:
         self.server = server
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         roles = GaugeMetricFamily("kc_connections", "Open connections by role", labels=["role"])
         counts: dict[str, int] = {"player": 0, "spectator": 0, "none": 0}
         for conn in self.server.connections:
@@ -130,6 +154,13 @@ class _LiveGauges(Collector):
         up = GaugeMetricFamily("kc_store_up", "1 when the store answered the last check")
         up.add_metric([], 1 if self.server.store_up else 0)
         yield up
+        metrics = self.server.metrics
+        yield CounterMetricFamily(
+            "kc_sent_bytes", "Bytes of frames queued to clients", value=metrics.bytes_out
+        )
+        yield CounterMetricFamily(
+            "kc_sent_frames", "Frames queued to clients", value=metrics.frames_out
+        )
 
 
 class MeteredStore:
@@ -148,4 +179,5 @@ class MeteredStore:
             with self._metrics.time_store(name):
                 return await target(*args, **kwargs)
 
+        setattr(self, name, timed)  # found directly from now on, without __getattr__
         return timed

@@ -23,6 +23,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 TINY: dict[str, list[str]] = {
     "load": "--rooms 2 --seconds 1 --warmup 0.2".split(),
     "idle": "--connections 20 --settle 0.3".split(),
+    "deflate": "--moves 300".split(),
     "scaleout": [*"--rooms 2 --seconds 0.5 --warmup 0.1".split(), "--redis-url", REDIS_URL],
 }
 
@@ -107,3 +108,14 @@ def test_scaleout_compares_one_and_two_processes_over_redis(
     assert set(record["results"]) == {"memory", "redis_1", "redis_2_sticky"}
     assert all(r[0]["moves"] > 0 for r in record["runs"].values())
     assert record["ratio_two_to_one"] is not None
+
+
+def test_deflate_sizes_patches_and_snapshots_both_ways(
+    outputs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    record = _record(outputs, "deflate")
+    for kind in ("seat", "spectator"):
+        sizes = record[kind]
+        assert 0 < sizes["patch_deflated"] < sizes["patch"] < sizes["snapshot"]
+        assert 0 < sizes["snapshot_deflated"] < sizes["snapshot"]
+        assert sizes["patch_share"] == round(sizes["patch"] / sizes["snapshot"], 3)
