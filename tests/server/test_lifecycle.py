@@ -24,7 +24,8 @@ async def test_when_the_turn_timer_runs_out_a_bot_plays_that_turn() -> None:
         await b.join(code)
         await b.ready()
         await a.start()
-        await b.until(lambda c: c.game is not None)
+        for client in (a, b):  # both must know the game before asking whose turn it is
+            await client.until(lambda c: c.game is not None)
         first = next(c for c in (a, b) if c.my_turn)
         other = b if first is a else a
         assert not other.my_turn
