@@ -339,6 +339,22 @@ def machine(root: Path = ROOT) -> dict[str, Any]:
     }
 
 
+def started_room(seed: int) -> Any:
+    """A 4-seat room of people with its match started, dealt from ``seed``.
+
+    Built with the ``server.room`` importable now, so a benchmark that put an exported
+    commit first on ``sys.path`` gets that commit's room.
+    """
+    from protocol.messages import RoomOptions
+    from server.room import Room, create_event
+
+    room = Room(create_event("BENCH1", RoomOptions(seats=4, target=500)))
+    for seat in range(4):
+        room.apply({"e": "sit", "seat": seat, "name": f"Player {seat + 1}", "kind": "human"})
+    room.apply({"e": "start", "seed": f"bench-{seed}"})
+    return room
+
+
 def emit(record: dict[str, Any]) -> None:
     """Print one JSON line on stdout."""
     sys.stdout.write(orjson.dumps(record).decode() + "\n")

@@ -30,21 +30,10 @@ from typing import Any
 
 import orjson
 
-from ._common import add_server_flags, emit, machine, median, server_root
+from ._common import add_server_flags, emit, machine, median, server_root, started_room
 
 VIEWERS: list[int | None] = [0, 1, 2, 3, None]
 STEPS = ("decide", "apply", "docs", "patches", "dumps_frames")
-
-
-def _room(seed: int) -> Any:
-    from protocol.messages import RoomOptions
-    from server.room import Room, create_event
-
-    room = Room(create_event("BENCH1", RoomOptions(seats=4, target=500)))
-    for seat in range(4):
-        room.apply({"e": "sit", "seat": seat, "name": f"P{seat}", "kind": "human"})
-    room.apply({"e": "start", "seed": f"bench-{seed}"})
-    return room
 
 
 def _events(result: Any) -> list[dict[str, Any]]:
@@ -72,7 +61,7 @@ def replay(moves: int, seed: int, root: Path) -> dict[str, float]:
 
     _, differ = _differ(root)
     rng = random.Random(seed)
-    room = _room(seed)
+    room = started_room(seed)
     docs = room.docs(VIEWERS)
     spent: dict[str, float] = dict.fromkeys(STEPS, 0.0)
     # CPU time of this thread: a busy machine preempting us does not count.
@@ -85,7 +74,7 @@ def replay(moves: int, seed: int, root: Path) -> dict[str, float]:
             docs = room.docs(VIEWERS)
             continue
         if phase != "playing":
-            room = _room(seed + done)
+            room = started_room(seed + done)
             docs = room.docs(VIEWERS)
             continue
         seat = room.seat_to_move()

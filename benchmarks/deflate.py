@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from ._common import emit, machine
+from ._common import emit, machine, started_room
 
 VIEWERS: list[int | None] = [0, None]
 WINDOW_BITS = 12  # websockets' server_max_window_bits default
@@ -43,24 +43,13 @@ def _deflate(compressor: Any, data: bytes) -> int:
     return len(out) - len(_TAIL) if out.endswith(_TAIL) else len(out)
 
 
-def _room(seed: int) -> Any:
-    from protocol.messages import RoomOptions
-    from server.room import Room, create_event
-
-    room = Room(create_event("BENCH1", RoomOptions(seats=4, target=500)))
-    for seat in range(4):
-        room.apply({"e": "sit", "seat": seat, "name": f"Player {seat + 1}", "kind": "human"})
-    room.apply({"e": "start", "seed": f"bench-{seed}"})
-    return room
-
-
 def measure(moves: int, seed: int) -> dict[str, dict[str, list[int]]]:
     """Frame sizes per viewer kind: raw and deflated patches and snapshots."""
     from protocol.engine import legal_actions
     from server.fanout import patches
 
     rng = random.Random(seed)
-    room = _room(seed)
+    room = started_room(seed)
     docs = room.docs(VIEWERS)
     links = {v: _compressor() for v in VIEWERS}
     sizes: dict[str, dict[str, list[int]]] = {
@@ -79,7 +68,7 @@ def measure(moves: int, seed: int) -> dict[str, dict[str, list[int]]]:
             docs = room.docs(VIEWERS)
             continue
         if room.phase != "playing":
-            room = _room(seed + done)
+            room = started_room(seed + done)
             docs = room.docs(VIEWERS)
             continue
         seat = room.seat_to_move()

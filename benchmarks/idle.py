@@ -229,19 +229,17 @@ def run(
     ours: list[dict[str, Any]] = []
     bare: list[dict[str, Any]] = []
     ours_argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0"]
-    flags = ["--compression"] if deflate else []  # the baseline's flag takes no value
+    # Our flag takes a value, the baseline's does not.
+    servers = [("our server", ours_argv + (["--compression", "on"] if deflate else []), root, ours)]
+    if baseline:
+        bare_argv = baseline_server_argv(0, ["--compression"] if deflate else [])
+        servers.append(("bare websockets", bare_argv, ROOT, bare))
     for i in range(repeats):
-        note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: our server")
-        server = start_process(ours_argv + (["--compression", "on"] if deflate else []), root=root)
-        try:
-            ours.append(measure(server, connections, mode, workers, settle, deflate))
-        finally:
-            server.stop()
-        if baseline:
-            note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: bare websockets")
-            server = start_process(baseline_server_argv(0, flags))
+        for label, argv, where, runs in servers:
+            note(f"idle {connections} ({mode}) repeat {i + 1}/{repeats}: {label}")
+            server = start_process(argv, root=where)
             try:
-                bare.append(measure(server, connections, mode, workers, settle, deflate))
+                runs.append(measure(server, connections, mode, workers, settle, deflate))
             finally:
                 server.stop()
 

@@ -113,7 +113,8 @@ class Connection:
         return "spectator" if self.seat is None else "player"
 
     def send(self, frame: bytes) -> None:
-        """Queue a UTF-8 JSON text frame; drop the connection if its queue is full."""
+        """Send a UTF-8 JSON text frame, at once or queued; drop the connection if its queue
+        is full."""
         if self.dropped or self._finished:
             return
         if len(self._queue) >= self._limit:

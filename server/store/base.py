@@ -150,6 +150,16 @@ class Store(Protocol):
     async def close(self) -> None: ...
 
 
+def members_by_room(members: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """A heartbeat's members (connection id -> info) grouped by their ``room`` code."""
+    by_room: dict[str, list[dict[str, Any]]] = {}
+    for info in members.values():
+        room = info.get("room")
+        if isinstance(room, str):
+            by_room.setdefault(room, []).append(info)
+    return by_room
+
+
 def board_row(stats: dict[str, Any]) -> dict[str, Any]:
     """An all-time leaderboard row from a player's summed figures."""
     hands = stats["hands"]

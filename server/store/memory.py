@@ -10,7 +10,7 @@ from typing import Any
 
 from protocol.errors import Conflict, RoomNotFound
 
-from .base import HISTORY_LIMIT, Event, Handler, Message, board_row
+from .base import HISTORY_LIMIT, Event, Handler, Message, board_row, members_by_room
 
 
 class MemoryStore:
@@ -98,11 +98,7 @@ class MemoryStore:
         return list(self._listing.values())
 
     async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
-        by_room: dict[str, list[dict[str, Any]]] = {}
-        for info in members.values():
-            room = info.get("room")
-            if isinstance(room, str):
-                by_room.setdefault(room, []).append(info)
+        by_room = members_by_room(members)
         self._members[process] = (time.monotonic() + ttl, by_room)
 
     async def presence(self, code: str) -> list[dict[str, Any]]:

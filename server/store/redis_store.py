@@ -71,7 +71,7 @@ from redis.backoff import NoBackoff
 
 from protocol.errors import Conflict, RoomNotFound, StoreUnavailable
 
-from .base import HISTORY_LIMIT, Event, Handler, Message, board_row
+from .base import HISTORY_LIMIT, Event, Handler, Message, board_row, members_by_room
 
 log = logging.getLogger(__name__)
 
@@ -667,11 +667,7 @@ class RedisStore:
         A process that stops beating vanishes from :meth:`presence` once its ``ttl`` passed.
         Rooms the process no longer has members in are withdrawn at once.
         """
-        by_room: dict[str, list[dict[str, Any]]] = {}
-        for info in members.values():
-            room = info.get("room")
-            if isinstance(room, str):
-                by_room.setdefault(room, []).append(info)
+        by_room = members_by_room(members)
         before = self._reported.get(process, set())
         self._reported[process] = before | set(by_room)
         ttl_ms = _ms(ttl)
