@@ -157,6 +157,8 @@ class QuickPlay(_Message):
 
 
 class CancelQuickPlay(_Message):
+    """Leave the quick-play queue; answered with ``queued`` (``seats`` null) either way."""
+
     type: Literal["cancel_quick_play"]
 
 
@@ -165,7 +167,7 @@ class ListRooms(_Message):
 
 
 class Hint(_Message):
-    """Ask for the expert bot's suggestion for your own seat."""
+    """On your turn: ask for the expert bot's suggestion for your own seat."""
 
     type: Literal["hint"]
 
@@ -200,7 +202,8 @@ class RemoveBot(_Message):
 
 
 class Kick(_Message):
-    """Host only: remove the person in ``seat``; their token no longer opens this room."""
+    """Host only: remove the person in ``seat``; neither their seat token nor their identity
+    gets a seat in this room again."""
 
     type: Literal["kick"]
     seat: int = Field(ge=0, le=3)
@@ -363,10 +366,11 @@ class Rooms(_Message):
 
 
 class Queued(_Message):
-    """You are waiting for a quick-play table of ``seats``."""
+    """You are waiting for a quick-play table of ``seats``; null: you are not waiting (the
+    answer to ``cancel_quick_play``)."""
 
     type: Literal["queued"] = "queued"
-    seats: int
+    seats: int | None
 
 
 class HintReply(_Message):
@@ -411,6 +415,18 @@ class Status(_Message):
     store: Literal["up", "down"]
 
 
+class Rewound(_Message):
+    """The store lost the room's latest changes (a crash or a fail-over): the room went back
+    from version ``from`` to ``to``. Changes you saw after ``to`` are undone; a fresh
+    snapshot follows at once. Version numbers may repeat with other contents afterwards."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+    type: Literal["rewound"] = "rewound"
+    room: str
+    from_: int = Field(alias="from")
+    to: int
+
+
 class Closing(_Message):
     """The server is shutting down; reconnect (with your token) in a moment."""
 
@@ -433,6 +449,7 @@ ServerMessage = Annotated[
     | LeaderboardReply
     | Matches
     | Status
+    | Rewound
     | Closing,
     Field(discriminator="type"),
 ]

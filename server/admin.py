@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hmac
 import json
+import logging
 import sys
 import time
 import urllib.error
@@ -34,11 +35,14 @@ if TYPE_CHECKING:
     from .app import GameServer
 
 Reply = tuple[HTTPStatus, dict[str, Any]]
+log = logging.getLogger(__name__)
 
 
 def _authorized(server: GameServer, request: Request) -> bool:
-    header = request.headers.get("Authorization", "")
-    scheme, _, given = header.partition(" ")
+    values = request.headers.get_all("Authorization")
+    if len(values) != 1:
+        return False
+    scheme, _, given = values[0].partition(" ")
     expected = server.settings.admin_token
     return scheme.lower() == "bearer" and hmac.compare_digest(given.encode(), expected.encode())
 
@@ -47,6 +51,9 @@ async def handle(server: GameServer, request: Request) -> Reply:
     """Answer one ``/admin/...`` request."""
     if not server.settings.admin_token:
         return HTTPStatus.NOT_FOUND, {"error": "admin is disabled"}
+    if len(request.headers.get_all("Authorization")) > 1:
+        log.info("bad admin request: more than one Authorization header")
+        return HTTPStatus.BAD_REQUEST, {"error": "one Authorization header, please"}
     if not _authorized(server, request):
         return HTTPStatus.UNAUTHORIZED, {"error": "admin token required"}
     parts = request.path.split("?", 1)[0].strip("/").split("/")

@@ -8,6 +8,7 @@ and closes the connection with 1011 on anything unexpected.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import gc
 import hashlib
@@ -18,7 +19,6 @@ import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -28,19 +28,24 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from protocol.codec import decode_client, dumps
 from protocol.engine import Action, action_from_wire, seat_view
 from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
+    BadToken,
     ClientError,
+    Conflict,
     KingsCornerError,
     NotHello,
     NotInRoom,
     NotSeated,
+    NotYourTurn,
     RateLimited,
     RoomFull,
+    RoomNotFound,
     StoreUnavailable,
     TooManyRooms,
     UnsupportedVersion,
@@ -78,12 +83,14 @@ from protocol.messages import (
 )
 
 from . import admin, api, logs
+from .bot_pool import BotPool, BotSeat
 from .config import Settings
 from .connection import Connection
+from .guard import JoinGuard
 from .lobby import Lobby
 from .metrics import MeteredStore, Metrics
-from .room import check_phase
-from .store.base import Message, Store
+from .room import Room, check_phase
+from .store.base import Event, Message, Store
 
 log = logging.getLogger(__name__)
 #: Rooms ticked together in one slice of the maintenance round.
@@ -92,6 +99,8 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 SERVER_NAME = "kings-corner/0.1"
 #: Close code after repeated rate-limit violations.
 POLICY_VIOLATION = 1008
+#: Seconds connection handlers get for their cleanup once shutdown closed every connection.
+_CLEANUP_WAIT = 1.0
 
 
 class GameServer:
@@ -103,10 +112,11 @@ class GameServer:
         # Every store operation is timed; the wrapper keeps the Store interface.
         self.store = cast(Store, MeteredStore(store, self.metrics))
         self.lobby = Lobby(self)
+        self.guard = JoinGuard(settings, self.metrics)
         self.connections: set[Connection] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
         self.ws_server: Server | None = None
-        self._bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
+        self._bot_pool = BotPool(settings.bot_workers)
         #: True once shutdown began: nothing new is scheduled after that.
         self.closing = False
         self.store_up = True
@@ -122,18 +132,21 @@ class GameServer:
 
         return tuple(getattr(bots, "LEVELS", ()))
 
-    def make_bot(self, level: str, seed: str) -> Any:
-        from protocol.bots import make_bot
+    def make_bot(self, level: str, seed: str, timed: bool = True) -> BotSeat:
+        """A new bot for a seat: it thinks in the bot workers (see :meth:`choose`).
 
-        return make_bot(level, seed)
+        ``timed=False`` takes the clock away: each search does its whole work, so the bot
+        answers the same position the same way however busy the machine is (daily deals).
+        """
+        return BotSeat(level, seed) if timed else BotSeat(level, seed, budget_ms=None)
 
-    async def choose(self, bot: Any, view: dict[str, Any]) -> Action:
-        """Run a bot's decision off the event loop, timing it."""
+    async def choose(self, bot: BotSeat, view: dict[str, Any]) -> Action:
+        """``bot``'s action for ``view``, decided in a bot worker (never on the event loop),
+        timed from the request to the answer (waiting for a worker included)."""
         if self.closing:
-            raise asyncio.CancelledError()  # the bot threads are gone; the driver stops
-        loop = asyncio.get_running_loop()
+            raise asyncio.CancelledError()  # the bot workers are gone; the driver stops
         start = time.perf_counter()
-        action: Action = await loop.run_in_executor(self._bot_pool, bot.choose, view)
+        action = await self._bot_pool.choose(bot, view)
         self.metrics.bot_decision.labels(bot.level).observe(time.perf_counter() - start)
         return action
 
@@ -230,6 +243,7 @@ class GameServer:
             prefix=self.settings.process_id,
             metrics=self.metrics,
         )
+        conn.address = self.guard.address_of(ws)
         self.connections.add(conn)
         logs.bind(conn=conn.id)
         strikes = 0
@@ -265,6 +279,8 @@ class GameServer:
         room = conn.room
         logs.context.set({"conn": conn.id, "room": room and room.code, "seat": conn.seat})
         try:
+            if not isinstance(frame, str):
+                raise BadMessage("Send text frames only: binary frames are refused.")
             message = decode_client(frame)
             self.metrics.count(self.metrics.messages, message.type)
             seq = getattr(message, "seq", None)
@@ -274,6 +290,10 @@ class GameServer:
             self._refuse(conn, exc, seq)
         except StoreUnavailable as exc:
             log.warning("store unavailable while serving a request")
+            self._refuse(conn, exc, seq)
+        except Conflict as exc:
+            # Other writers won every retry: nothing of this request was stored.
+            log.warning("request gave up after repeated version conflicts")
             self._refuse(conn, exc, seq)
 
     def _refuse(self, conn: Connection, exc: KingsCornerError, seq: int | None) -> None:
@@ -307,12 +327,18 @@ class GameServer:
             raise BadMessage()
         await handler(self, conn, message)
 
+    def _may_get_room(self, conn: Connection) -> None:
+        """Refuse a new room to a connection that was given ``rooms_per_connection``
+        already: created, daily deals and quick-play tables all count."""
+        limit = self.settings.rooms_per_connection
+        if conn.rooms_created >= limit:
+            raise TooManyRooms(
+                f"A connection may create {limit} rooms (daily deals and quick play count too)."
+            )
+
     async def _create(self, conn: Connection, msg: Create) -> None:
         self._not_in_room(conn)
-        if conn.rooms_created >= self.settings.rooms_per_connection:
-            raise TooManyRooms(
-                f"A connection may create {self.settings.rooms_per_connection} rooms."
-            )
+        self._may_get_room(conn)
         live = await self.lobby.create(msg.options)
         conn.rooms_created += 1
         if msg.spectate:
@@ -322,28 +348,44 @@ class GameServer:
 
     async def _join(self, conn: Connection, msg: Join) -> None:
         self._not_in_room(conn)
-        if msg.token is not None:
-            await self.rejoin(conn, msg.room, msg.token)
+        limit = self.guard.refused(conn)
+        if limit is not None:
+            # Guessing codes: refuse without looking anything up, and hang up.
+            self.metrics.count(self.metrics.join_limited, limit)
+            log.info("closing after too many failed joins (%s)", limit, extra={"limit": limit})
+            message = "Too many failed joins; wait a minute before trying again."
+            self._refuse(conn, RateLimited(message), None)
+            conn.close_after_queue(POLICY_VIOLATION, "too many failed joins")
             return
-        live = await self.lobby.get(msg.room)
-        if msg.spectate:
-            await self._spectate(conn, live)
-            return
-        await self.lobby.join_seat(conn, live, msg.seat)
+        try:
+            if msg.token is not None:
+                await self.rejoin(conn, msg.room, msg.token)
+                return
+            live = await self.lobby.get(msg.room)
+            if msg.spectate:
+                await self._spectate(conn, live)
+                return
+            await self.lobby.join_seat(conn, live, msg.seat)
+        except (RoomNotFound, BadToken) as exc:
+            self.guard.failed(conn, exc.code)
+            raise
 
     async def rejoin(self, conn: Connection, code: str, token: str) -> None:
         """Take ``conn`` back to the seat ``token`` belongs to, hand intact."""
         live = await self.lobby.get(code)
-        seat = live.room.seat_of_token(token)
+        live.room.seat_of_token(token)  # refuse a bad token before waiting for the lock
         async with live.lock:
-            live.attach(conn, seat, token)
-        await live.seat_returned(seat)
+            live.attach(conn, token)
+            seat = conn.seat
+        if seat is not None:
+            await live.seat_returned(seat)
 
     async def _spectate(self, conn: Connection, live: Any) -> None:
         if live.spectators >= self.settings.max_spectators:
             raise RoomFull("This room has as many spectators as it allows.")
         async with live.lock:
-            live.attach(conn, None)
+            live.attach(conn)
+        live.after_change()  # a room paused for want of viewers plays on (LiveRoom.watched)
 
     def _not_in_room(self, conn: Connection) -> None:
         if conn.room is not None:
@@ -361,11 +403,8 @@ class GameServer:
         if conn.seat is None:
             await self._take_seat_as_spectator(conn, live, msg.seat)
             return
-        current = conn.seat
-        await live.commit(lambda r: [r.decide_move_seat(current, msg.seat)])
-        async with live.lock:
-            live.detach(conn, quiet=True)
-            live.attach(conn, msg.seat)
+        # Every connection of the seat follows it there (LiveRoom rebinds them).
+        await live.commit(lambda r: [r.decide_move_seat(_seated(live, conn), msg.seat)])
 
     async def _take_seat_as_spectator(self, conn: Connection, live: Any, seat: int) -> str:
         # join_seat moves the spectator only once the seat is really theirs.
@@ -373,16 +412,16 @@ class GameServer:
 
     async def _start(self, conn: Connection, msg: Start) -> None:
         live = self._room(conn)
-        seat = conn.seat
-        await live.commit(lambda r: r.decide_start(seat, msg.fill))
+        await live.commit(lambda r: r.decide_start(live.seat_of(conn), msg.fill))
 
     async def _act(self, conn: Connection, msg: Act) -> None:
         start = time.perf_counter()
         live = self._room(conn)
-        seat = conn.seat
         try:
             action = action_from_wire(msg.action.model_dump(by_alias=True))
-            await live.commit(lambda r: r.decide_act(seat, action), actor=conn, seq=msg.seq)
+            await live.commit(
+                lambda r: r.decide_act(live.seat_of(conn), action), actor=conn, seq=msg.seq
+            )
         except ClientError as exc:
             self.metrics.count(self.metrics.actions, "refused", exc.code)
             raise
@@ -394,9 +433,12 @@ class GameServer:
 
     async def _next_hand(self, conn: Connection, msg: NextHand) -> None:
         live = self._room(conn)
-        if conn.seat is None:
-            raise NotSeated()
-        await live.commit(lambda r: [r.decide_next_hand()])
+
+        def decide(room: Any) -> list[dict[str, Any]]:
+            _seated(live, conn)
+            return [room.decide_next_hand()]
+
+        await live.commit(decide)
 
     async def _resync(self, conn: Connection, msg: Resync) -> None:
         live = self._room(conn)
@@ -405,11 +447,17 @@ class GameServer:
 
     async def _leave(self, conn: Connection, msg: Leave) -> None:
         live = self._room(conn)
-        code, seat = live.code, conn.seat
+        code, digest = live.code, conn.seat_hash
         async with live.lock:
             live.detach(conn, quiet=True)
-        if seat is not None:
-            await live.commit(lambda r: [r.decide_leave(seat)] if r.seats[seat] is not None else [])
+
+        def decide(room: Any) -> list[dict[str, Any]]:
+            # The seat this person holds when the leave is decided, not when it was asked.
+            seat = room.seat_of_hash(digest)
+            return [] if seat is None else [room.decide_leave(seat)]
+
+        if digest is not None:
+            await live.commit(decide)
         conn.send(dumps({"type": "left", "room": code}))
 
     async def _chat(self, conn: Connection, msg: Chat) -> None:
@@ -417,6 +465,8 @@ class GameServer:
         text = _clean(msg.text)
         if not text:
             raise BadMessage("Chat text is empty.")
+        if not live.chat_budget.take():
+            raise RateLimited("This room's chat is busy; wait a moment.")
         message = {
             "kind": "chat",
             "room": live.code,
@@ -428,10 +478,13 @@ class GameServer:
 
     async def _quick_play(self, conn: Connection, msg: QuickPlay) -> None:
         self._not_in_room(conn)
+        self._may_get_room(conn)  # the table formed for it counts (Lobby.matched)
         await self.lobby.enqueue(conn, msg.seats)
 
     async def _cancel_quick_play(self, conn: Connection, msg: CancelQuickPlay) -> None:
         await self.lobby.cancel(conn)
+        # The answer whether or not a ticket was waiting: you are not in the queue now.
+        conn.send(dumps({"type": "queued", "seats": None}))
 
     async def _list_rooms(self, conn: Connection, msg: ListRooms) -> None:
         conn.send(dumps({"type": "rooms", "rooms": await self.lobby.listings()}))
@@ -440,12 +493,12 @@ class GameServer:
         live = self._room(conn)
         if conn.seat is None:
             raise NotSeated()
-        from protocol.bots import hint
-
         check_phase(live.room.phase, "hint")
         room = live.room
         assert room.match is not None
         seat = conn.seat
+        if room.match.position.turn != seat:
+            raise NotYourTurn("Hints are for your own turn.")
         cached = live.hints.get(seat)
         if cached is not None and cached[0] == room.version:
             action = cached[1]
@@ -456,45 +509,67 @@ class GameServer:
                 raise RateLimited(f"At most {self.settings.hints_per_turn} hints per turn.")
             live.hints_asked[seat] = (room.turn_key, count)
             view = seat_view(room.match, seat)
-            loop = asyncio.get_running_loop()
-            action = await loop.run_in_executor(self._bot_pool, hint, view)
+            action = await self._bot_pool.hint(view)
             live.hints[seat] = (room.version, action)
+        if live.seat_of(conn) != seat:
+            raise NotSeated()  # the seat changed hands while the hint was computed
         conn.send(dumps({"type": "hint", "action": action.wire(), "text": action.text()}))
 
+    async def _answered(
+        self, conn: Connection, live: Any, decide: Callable[[Room], list[Event]]
+    ) -> None:
+        """Commit what ``decide`` decides for ``conn``'s request. A request that changes
+        nothing (``ready`` as you are, ``back`` when not away...) still gets its one answer:
+        an empty patch at the connection's version."""
+        changed = False
+
+        def deciding(room: Room) -> list[Event]:
+            nonlocal changed
+            events = decide(room)
+            changed = bool(events)  # commit may decide again: the last decision counts
+            return events
+
+        await live.commit(deciding)
+        if not changed:
+            version = conn.version
+            empty = {"type": "patch", "room": live.code, "from": version, "to": version}
+            conn.send(dumps({**empty, "ops": [], "log": []}))
+
     async def _ready(self, conn: Connection, msg: Ready) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: r.decide_ready(seat, msg.ready))
+        live = self._room(conn)
+        await self._answered(conn, live, lambda r: r.decide_ready(live.seat_of(conn), msg.ready))
 
     async def _configure(self, conn: Connection, msg: Configure) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: r.decide_configure(seat, msg.options))
+        live = self._room(conn)
+        await live.commit(lambda r: r.decide_configure(live.seat_of(conn), msg.options))
 
     async def _add_bot(self, conn: Connection, msg: AddBot) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: [r.decide_add_bot(seat, msg.seat, msg.level)])
+        live = self._room(conn)
+        await live.commit(lambda r: [r.decide_add_bot(live.seat_of(conn), msg.seat, msg.level)])
 
     async def _remove_bot(self, conn: Connection, msg: RemoveBot) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: [r.decide_remove_bot(seat, msg.seat)])
+        live = self._room(conn)
+        await live.commit(lambda r: [r.decide_remove_bot(live.seat_of(conn), msg.seat)])
 
     async def _kick(self, conn: Connection, msg: Kick) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: [r.decide_kick(seat, msg.seat)])
+        live = self._room(conn)
+        await live.commit(lambda r: [r.decide_kick(live.seat_of(conn), msg.seat)])
 
     async def _lock(self, conn: Connection, msg: Lock) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: r.decide_lock(seat, msg.locked))
+        live = self._room(conn)
+        await self._answered(conn, live, lambda r: r.decide_lock(live.seat_of(conn), msg.locked))
 
     async def _rematch(self, conn: Connection, msg: Rematch) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: r.decide_rematch(seat, msg.force))
+        live = self._room(conn)
+        await self._answered(conn, live, lambda r: r.decide_rematch(live.seat_of(conn), msg.force))
 
     async def _back(self, conn: Connection, msg: Back) -> None:
-        live, seat = self._room(conn), conn.seat
-        await live.commit(lambda r: r.decide_back(seat))
+        live = self._room(conn)
+        await self._answered(conn, live, lambda r: r.decide_back(live.seat_of(conn)))
 
     async def _daily(self, conn: Connection, msg: Daily) -> None:
         self._not_in_room(conn)
+        self._may_get_room(conn)  # before claiming: a refused daily keeps the ranked try
         day = today()
         ranked = await self.store.claim_daily(day, conn.player_id)
         secret = await self.store.secret("daily")
@@ -609,7 +684,18 @@ class GameServer:
     # --- HTTP ---------------------------------------------------------------------------
 
     async def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP on the same port: health and the web client."""
+        """Plain HTTP on the same port: health and the web client.
+
+        A request that cannot name anything here is answered 400 or 404 and logged at INFO:
+        what this raises, websockets answers with 500 and logs as a server error.
+        """
+        problem = _malformed(request)
+        if problem is not None:
+            log.info("bad HTTP request: %s", problem)
+            return _response(HTTPStatus.BAD_REQUEST, f"bad request: {problem}\n", "text/plain")
+        if len(request.path) > _MAX_PATH:
+            log.info("HTTP request path too long: %d characters", len(request.path))
+            return _response(HTTPStatus.NOT_FOUND, "not found\n", "text/plain")
         if request.headers.get("Upgrade", "").lower() == "websocket":
             if not self.store_up:
                 # Let a load balancer send this player to a replica that can reach the store.
@@ -640,38 +726,85 @@ class GameServer:
             return _response(status, dumps(payload), "application/json")
         if path == "/":
             path = "/index.html"
-        target = (WEB_ROOT / path.lstrip("/")).resolve()
-        if WEB_ROOT in target.parents and target.is_file():
-            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-            return _response(HTTPStatus.OK, target.read_bytes(), kind)
+        try:
+            target = (WEB_ROOT / path.lstrip("/")).resolve()
+            if WEB_ROOT in target.parents and target.is_file():
+                kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+                return _response(HTTPStatus.OK, target.read_bytes(), kind)
+        except (OSError, ValueError) as exc:  # e.g. a name longer than the file system takes
+            log.info("HTTP path not served: %s", type(exc).__name__)
         return _response(HTTPStatus.NOT_FOUND, "not found\n", "text/plain")
 
     # --- life ---------------------------------------------------------------------------
 
     async def shutdown(self) -> None:
-        """Stop accepting, tell every client, and close (the store keeps the rooms)."""
+        """Stop accepting, tell every client, and close (the store keeps the rooms).
+
+        Every connection closes at the same time, all within ``shutdown_timeout`` seconds:
+        the TCP connections of peers that have not completed the closing handshake by then
+        are dropped. Connection handlers then get a moment to finish their cleanup.
+        """
         if self.closing:
             return
         self.closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.shutdown_timeout
         if self._maintenance is not None:
             self._maintenance.cancel()
         if self.ws_server is not None:
             self.ws_server.close(close_connections=False)
         frame = dumps({"type": "closing", "reason": "The server is restarting; reconnect shortly."})
-        open_ = [c for c in self.connections if c.open]
-        for conn in open_:
-            conn.send(frame)
-        await asyncio.gather(*(c.flush(1.0) for c in open_))
-        for conn in list(self.connections):
-            await conn.ws.close(1001, "server shutting down")
+        conns = list(self.connections)
+        for conn in conns:
+            if conn.open:
+                conn.send(frame)
+        closes = [asyncio.ensure_future(_close_for_shutdown(conn)) for conn in conns]
+        if closes:
+            await asyncio.wait(closes, timeout=max(0.0, deadline - loop.time()))
+        for task in closes:
+            task.cancel()
+        dropped = 0
+        for conn in conns:
+            if conn.ws.state is not State.CLOSED:
+                conn.ws.transport.abort()
+                dropped += 1
+        if dropped:
+            log.warning("shutdown: dropped %d connections that did not close in time", dropped)
         if self.ws_server is not None:
-            await self.ws_server.wait_closed()  # every handler has finished its cleanup
+            # Every handler finishes its cleanup (after an abort that is at once); a
+            # handshake still in progress is not waited for past the deadline.
+            wait = max(deadline - loop.time(), _CLEANUP_WAIT)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.ws_server.wait_closed()), wait)
         for live in list(self.lobby.rooms.values()):
             live.close()
         for task in list(self.tasks):
             task.cancel()
         self._bot_pool.shutdown(wait=False, cancel_futures=True)
         await self.store.close()
+
+
+#: Longest request path (with its query) served; longer ones get 404 without a look.
+_MAX_PATH = 1024
+#: Request headers read here that must come at most once (admin checks its own).
+_SINGLE_HEADERS = ("Upgrade",)
+
+
+def _malformed(request: Request) -> str | None:
+    """What makes ``request`` unanswerable, if anything: a control or non-ASCII character
+    in its path, or a header given twice that must come once."""
+    if any(not 0x20 < ord(ch) < 0x7F for ch in request.path):
+        return "control or non-ASCII character in the path"
+    for name in _SINGLE_HEADERS:
+        if len(request.headers.get_all(name)) > 1:
+            return f"more than one {name} header"
+    return None
+
+
+async def _close_for_shutdown(conn: Connection) -> None:
+    """Send what is queued for ``conn`` (the ``closing`` notice), then close it (1001)."""
+    await conn.flush(1.0)
+    await conn.ws.close(1001, "server shutting down")
 
 
 def _response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
@@ -705,6 +838,14 @@ def player_id(token: str) -> str:
 def today() -> str:
     """Today's date in UTC, as the daily deal counts days."""
     return datetime.datetime.now(datetime.UTC).date().isoformat()
+
+
+def _seated(live: Any, conn: Connection) -> int:
+    """The seat ``conn`` holds now in ``live`` (see :meth:`LiveRoom.seat_of`), or refuse."""
+    seat: int | None = live.seat_of(conn)
+    if seat is None:
+        raise NotSeated()
+    return seat
 
 
 def _clean(text: str) -> str:

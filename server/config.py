@@ -56,8 +56,28 @@ class Settings:
     #: Level of the three bots of the daily deal, and the match's target.
     daily_level: str = "hard"
     daily_target: int = 25
+    #: Worker processes bots think in, at a lower CPU priority, started at the first bot
+    #: decision (0: threads of the server process, which stall its event loop meanwhile).
+    bot_workers: int = 1
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
+    #: Failed joins (``room_not_found``, ``bad_token``) one connection may make per window
+    #: of seconds; its next join is refused and the connection closed (1008).
+    join_failures: int = 10
+    join_failure_window: float = 60.0
+    #: Failed joins per client address: a token bucket of this burst, refilled per second.
+    join_address_burst: int = 30
+    join_address_rate: float = 0.2
+    #: Client addresses the failed-join table remembers at most.
+    join_address_table: int = 50000
+    #: Comma-separated addresses or networks of reverse proxies whose ``X-Forwarded-For`` is
+    #: believed; empty believes nobody (the TCP peer is the client).
+    trusted_proxies: str = ""
+    #: Chat lines per second, and burst, that one room accepts in this process.
+    room_chat_rate: float = 5.0
+    room_chat_burst: int = 10
+    #: Seconds a shutdown waits for connections to close before dropping those left.
+    shutdown_timeout: float = 5.0
     #: Pending TCP connections the listening socket queues (a reconnect storm after a
     #: restart opens thousands at once; the kernel may cap it, see net.core.somaxconn).
     backlog: int = 2048
@@ -113,4 +133,11 @@ def load(argv: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Sett
         if raw is not None and raw != "":
             kind = f.type.replace(" | None", "") if isinstance(f.type, str) else f.type
             values[f.name] = _convert(kind, raw)
-    return Settings(**values)
+    settings = Settings(**values)
+    from .guard import parse_networks
+
+    try:
+        parse_networks(settings.trusted_proxies)
+    except ValueError as exc:
+        parser.error(f"--trusted-proxies: {exc}")
+    return settings

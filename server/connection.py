@@ -52,10 +52,12 @@ class Connection:
         "_stamp",
         "_tokens",
         "_writer",
+        "address",
         "closing",
         "dropped",
         "greeted",
         "id",
+        "join_failures",
         "name",
         "player_id",
         "player_token",
@@ -63,6 +65,7 @@ class Connection:
         "room",
         "rooms_created",
         "seat",
+        "seat_hash",
         "ticket",
         "version",
         "ws",
@@ -89,6 +92,9 @@ class Connection:
         self.greeted = False
         self.room: LiveRoom | None = None
         self.seat: int | None = None
+        #: The token hash of the seat this connection is bound to: a seat number alone goes
+        #: stale when the seat changes hands.
+        self.seat_hash: str | None = None
         self.version = 0
         self.ticket: tuple[int, str] | None = None
         self.queued_at: float | None = None
@@ -99,6 +105,9 @@ class Connection:
         self._finished = False
         self.closing = False
         self.rooms_created = 0
+        #: The client's address key (see server.guard) and its recent failed joins' times.
+        self.address = ""
+        self.join_failures: deque[float] | None = None
         self._rate = rate
         self._burst = float(burst)
         self._tokens = float(burst)

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.codec import dumps
 from protocol.engine import Action, seat_view
-from protocol.errors import ClientError, Conflict, KingsCornerError
+from protocol.errors import ClientError, Conflict, KingsCornerError, RoomNotFound
 
 from .fanout import patches
-from .room import Room
-from .store.base import Event
+from .guard import TokenBucket
+from .room import Room, hash_token
+from .store.base import Event, link
 
 if TYPE_CHECKING:
     from .app import GameServer
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 Decide = Callable[[Room], list[Event]]
 Viewer = int | None
 _RETRIES = 8
+#: Seconds a room with no viewer here trusts the store's answer about viewers elsewhere.
+WATCH_CHECK = 1.0
 
 
 class LiveRoom:
@@ -51,10 +54,16 @@ class LiveRoom:
         self._expiry: asyncio.Task[None] | None = None
         self._listed: dict[str, Any] | None = None
         self._bots: dict[int, Any] = {}
+        #: When the store was last asked whether anyone watches elsewhere, and its answer.
+        self._watch_checked = -WATCH_CHECK
+        self._watched_elsewhere = False
         #: The last hint per seat, with the room version it was computed at.
         self.hints: dict[int, tuple[int, Action]] = {}
         #: Hints computed per seat in the current turn: (turn key, count).
         self.hints_asked: dict[int, tuple[tuple[int, int] | None, int]] = {}
+        #: Chat lines this room still accepts from this process's connections.
+        settings = server.settings
+        self.chat_budget = TokenBucket(settings.room_chat_rate, settings.room_chat_burst)
 
     # --- connections -----------------------------------------------------------------
 
@@ -66,11 +75,19 @@ class LiveRoom:
     def spectators(self) -> int:
         return len(self.viewers.get(None, ()))
 
-    def attach(self, conn: Connection, seat: Viewer, token: str | None = None) -> None:
-        """Add ``conn`` as viewer ``seat``; send ``joined`` then a snapshot (under ``lock``).
+    def attach(self, conn: Connection, token: str | None = None) -> None:
+        """Add ``conn`` as the player whose seat ``token`` opens, or with None as a
+        spectator; send ``joined`` then a snapshot (under ``lock``).
 
-        ``token`` is sent to a player who just got a seat (or proved it with the token).
+        The seat is looked up now, from the token: a seat decided earlier may have changed
+        hands since (raises :class:`~protocol.errors.BadToken` then).
         """
+        seat: Viewer = None
+        if token is not None:
+            seat = self.room.seat_of_token(token)
+            conn.seat_hash = hash_token(token)
+        else:
+            conn.seat_hash = None
         conn.room, conn.seat = self, seat
         self.viewers.setdefault(seat, set()).add(conn)
         role = "spectator" if seat is None else "player"
@@ -84,6 +101,19 @@ class LiveRoom:
         if self._expiry is not None:
             self._expiry.cancel()
             self._expiry = None
+
+    def seat_of(self, conn: Connection) -> int | None:
+        """The seat ``conn`` may act for now: the one its token holds, else None.
+
+        Commands decide with this, under ``lock``, never with a seat number read earlier.
+        """
+        seat = conn.seat
+        if seat is None or conn.room is not self or seat >= len(self.room.seats):
+            return None
+        held = self.room.seats[seat]
+        if held is None or held.token_hash is None or held.token_hash != conn.seat_hash:
+            return None
+        return seat
 
     def send_snapshot(self, conn: Connection, doc: dict[str, Any] | None = None) -> None:
         if doc is None:
@@ -102,7 +132,7 @@ class LiveRoom:
             if not conns:
                 del self.viewers[seat]
                 self._docs.pop(seat, None)
-        conn.room, conn.seat = None, None
+        conn.room, conn.seat, conn.seat_hash = None, None, None
         if self.server.closing:
             return  # a restarted server resumes the room; nothing to schedule here
         if seat is not None and seat not in self.viewers and not quiet:
@@ -141,17 +171,23 @@ class LiveRoom:
                     raise
                 if not events:
                     return
-                expected = self.room.version
+                expected, head = self.room.version, self.room.head
+                chained = head
+                for event in events:
+                    event["h"] = chained = link(chained, event)
                 announce = {"kind": "changed", "v": expected + len(events), "by": process}
                 try:
-                    version = await self.server.store.append(self.code, expected, events, announce)
+                    version = await self.server.store.append(
+                        self.code, expected, events, announce, head=head
+                    )
                 except Conflict:
-                    if not await self._catch_up_locked():
-                        # The store is behind us (it lost its last writes): start over from it.
-                        await self._reload_locked()
+                    # Someone else appended, or the store lost our last writes and holds
+                    # another history: catching up folds in the first and reloads the second.
+                    await self._catch_up_locked()
                     continue
                 finishing = self.room.phase != "finished"
-                self._apply(events, actor, seq)
+                if not await self._apply_safely(events, actor, seq):
+                    break
                 if finishing and self.room.phase == "finished":
                     # Exactly one process wins the append that ends a match: it records it.
                     room = self.room
@@ -173,33 +209,127 @@ class LiveRoom:
         self.after_change()
 
     async def catch_up(self) -> None:
-        """Fold in events another process stored, then react to them."""
-        async with self.lock:
-            await self._catch_up_locked()
+        """Fold in events another process stored, then react to them.
+
+        A room the store no longer holds at all (deleted, or lost with the store's data)
+        sends its viewers ``left`` and is dropped here.
+        """
+        try:
+            async with self.lock:
+                await self._catch_up_locked()
+        except RoomNotFound:
+            log.warning("room %s is gone from the store; dropping it", self.code)
+            frame = dumps({"type": "left", "room": self.code})
+            for conn in self.connections:
+                self.detach(conn, quiet=True)
+                conn.send(frame)
+            await self.server.drop_room(self.code, delete=False)
+            return
         self.after_change()
 
     async def _catch_up_locked(self) -> bool:
-        """Apply events stored since our version; True if there were any."""
-        events = await self.server.store.read(self.code, self.room.version)
-        if events:
-            self._apply(events, None, None)
-        return bool(events)
+        """Apply events stored since our version; True if the room changed.
 
-    async def _reload_locked(self) -> None:
-        """Rebuild the room from the store's log and send everyone a fresh snapshot."""
+        The read starts at the last event we applied: if the store no longer holds it (it
+        lost its last writes) or holds another one there (and then took someone else's
+        history), the room is reloaded from the store and its viewers told.
+        """
+        room = self.room
+        events = await self.server.store.read(self.code, room.version - 1)
+        if not events or events[0].get("h", "") != room.head:
+            await self._reload_locked(rewound=True)
+            return True
+        news = events[1:]
+        if news:
+            await self._apply_safely(news, None, None)
+        return bool(news)
+
+    async def _apply_safely(
+        self, events: list[Event], actor: Connection | None, seq: int | None
+    ) -> bool:
+        """Apply stored events; if that fails, rebuild the room from the store (False).
+
+        The events are stored already: the room must end up where the store is, whatever
+        went wrong here.
+        """
+        try:
+            self._apply(events, actor, seq)
+        except Exception:
+            log.exception("room %s: applying stored events failed; reloading", self.code)
+            await self._reload_locked()
+            return False
+        return True
+
+    async def _reload_locked(self, rewound: bool = False) -> None:
+        """Rebuild the room from the store's log and send everyone a fresh snapshot.
+
+        ``rewound``: the store went backwards (or holds another history than ours), so
+        changes our viewers saw are undone; each gets a ``rewound`` notice first.
+        """
         events = await self.server.store.read(self.code)
         room = Room(events[0])
         for event in events[1:]:
             room.apply(event)
-        log.warning(
-            "room %s reloaded at version %d (was %d)", self.code, room.version, self.room.version
-        )
+        before = self.room.version
+        log.warning("room %s reloaded at version %d (was %d)", self.code, room.version, before)
         self.room = room
-        self._docs = room.docs(self.viewers)
-        for viewer, conns in self.viewers.items():
-            for conn in conns:
-                self.send_snapshot(conn, self._docs[viewer])
+        self._bots.clear()
+        self.hints.clear()
+        self._timer_turn = None
+        self._rebind()
+        if rewound:
+            notice = dumps(
+                {"type": "rewound", "room": self.code, "from": before, "to": room.version}
+            )
+            for conn in self.connections:
+                conn.send(notice)
+        self._resnapshot()
         asyncio.get_running_loop().call_soon(self.after_change)
+
+    def _resnapshot(self) -> None:
+        """Send every viewer a snapshot of the current state; drop one that cannot get one."""
+        self._docs = {}
+        for viewer, conns in list(self.viewers.items()):
+            try:
+                doc = self._docs[viewer] = self.room.doc(viewer)
+            except Exception:
+                log.exception("room %s: no document for viewer %s", self.code, viewer)
+                for conn in list(conns):
+                    self.detach(conn, quiet=True)
+                    conn.close_after_queue(1011, "internal error")
+                continue
+            for conn in conns:
+                self.send_snapshot(conn, doc)
+
+    def _rebind(self) -> None:
+        """Bind every seated connection to the seat its token holds now.
+
+        A seat changes hands by many events (leave, moving, a bot taking over, a kick, the
+        seat removed, a reload from the store): a connection follows its token to its new
+        seat (``joined`` and a snapshot) or, holding none, leaves the room (``left``).
+        """
+        room = self.room
+        for seat, conns in list(self.viewers.items()):
+            if seat is None:
+                continue
+            held = room.seats[seat] if seat < len(room.seats) else None
+            for conn in list(conns):
+                if held is not None and held.token_hash == conn.seat_hash:
+                    continue
+                now = room.seat_of_hash(conn.seat_hash)
+                if now is None:
+                    self.detach(conn, quiet=True)
+                    conn.send(dumps({"type": "left", "room": self.code}))
+                    continue
+                conns.discard(conn)
+                conn.seat = now
+                self.viewers.setdefault(now, set()).add(conn)
+                conn.version = -1  # its document was another seat's: it gets a snapshot
+                joined = {"type": "joined", "room": self.code, "role": "player", "seat": now}
+                conn.send(dumps({**joined, "token": None}))
+            if not conns and self.viewers.get(seat) is conns:
+                del self.viewers[seat]
+                self._docs.pop(seat, None)
 
     def _apply(self, events: list[Event], actor: Connection | None, seq: int | None) -> None:
         old_version = self.room.version
@@ -208,6 +338,21 @@ class LiveRoom:
             lines.extend(self.room.apply(event))
             if event["e"] == "kick":
                 self._kick_out(event["seat"])
+        self._rebind()
+        try:
+            self._fan_out(old_version, lines, actor, seq)
+        except Exception:
+            # The room is applied; what failed is only telling the viewers about it.
+            log.exception("room %s: fan-out failed at %d; snapshots", self.code, self.room.version)
+            self._resnapshot()
+
+    def _fan_out(
+        self,
+        old_version: int,
+        lines: list[dict[str, Any]],
+        actor: Connection | None,
+        seq: int | None,
+    ) -> None:
         new_version = self.room.version
         new_docs = self.room.docs(self.viewers)
         all_ops = patches(self._docs, new_docs)
@@ -288,6 +433,8 @@ class LiveRoom:
                     self._pausing = False
                 if self.room.phase != "hand_over":
                     continue
+                if not await self.watched():
+                    return  # paused: the next after_change (a join, a tick) looks again
                 if not await store.lead(self.code, settings.process_id, settings.lease):
                     return
                 await self._try(lambda r: [r.decide_next_hand()])
@@ -301,6 +448,8 @@ class LiveRoom:
             seat = self.room.bot_to_move()
             if seat is None:
                 continue
+            if not await self.watched():
+                return  # paused, as above
             if not await store.lead(self.code, settings.process_id, settings.lease):
                 return
             match = self.room.match
@@ -308,12 +457,39 @@ class LiveRoom:
             action = await self.server.choose(self._bot_for(seat), seat_view(match, seat))
             await self._try(_act_decider(seat, action))
 
+    async def watched(self) -> bool:
+        """True while a person is connected to or watching the room, on this process or on
+        another. Bots, the next deal and turn timers wait while nobody is.
+
+        Viewers here answer at once; without any, the store's presence records are asked at
+        most once per :data:`WATCH_CHECK` seconds (an unreachable store counts as nobody).
+        """
+        if self.viewers:
+            return True
+        now = asyncio.get_running_loop().time()
+        if now - self._watch_checked >= WATCH_CHECK:
+            self._watch_checked = now
+            me = self.server.settings.process_id
+            try:
+                members = await self.server.store.presence(self.code)
+            except KingsCornerError:
+                members = []
+            # Our own records may be a heartbeat old; our viewers are known exactly.
+            # (Connection ids are "<process id>-<number>".)
+            self._watched_elsewhere = any(
+                str(m.get("conn", "")).rpartition("-")[0] != me for m in members
+            )
+        return self._watched_elsewhere or bool(self.viewers)
+
     def _bot_for(self, seat: int) -> Any:
         s = self.room.seats[seat]
         level = (s.level if s is not None and s.kind == "bot" else None) or "heuristic"
         bot = self._bots.get(seat)
         if bot is None or bot.level != level:
-            bot = self._bots[seat] = self.server.make_bot(level, self.room.bot_seed(seat))
+            # The daily deal's bots search without a clock: the same moves get the same
+            # answers in everyone's room, on a busy machine too.
+            seed, timed = self.room.bot_seed(seat), self.room.daily is None
+            bot = self._bots[seat] = self.server.make_bot(level, seed, timed)
         return bot
 
     async def _try(self, decide: Decide) -> None:
@@ -331,6 +507,11 @@ class LiveRoom:
         await asyncio.sleep(seconds)
         settings = self.server.settings
         if turn_key is None or self.room.turn_key != turn_key:
+            return
+        if not await self.watched():
+            # Paused: after_change arms the timer afresh once someone is back (or at a tick).
+            if self._timer_turn == turn_key:
+                self._timer_turn = None
             return
         if await self.server.store.lead(self.code, settings.process_id, settings.lease):
             await self._try(lambda r: r.decide_timeout(turn_key, settings.idle_turns))

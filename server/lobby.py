@@ -26,27 +26,49 @@ class Lobby:
     def __init__(self, server: GameServer) -> None:
         self.server = server
         self.rooms: dict[str, LiveRoom] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        #: Loads in flight, one per code, shared by everyone asking meanwhile; each entry
+        #: goes when its load ends, so codes that name no room leave nothing behind.
+        self._loading: dict[str, asyncio.Future[LiveRoom]] = {}
         self._waiting: dict[str, Connection] = {}
 
     async def get(self, code: str) -> LiveRoom:
-        """The loaded room ``code``, loading it from the store if needed."""
+        """The loaded room ``code``, loading it from the store if needed.
+
+        Concurrent callers share one load; it runs in its own task, so a caller that goes
+        away (its connection closed) does not cancel it for the others.
+        """
         code = code.upper()
         live = self.rooms.get(code)
         if live is not None:
             return live
-        lock = self._loading.setdefault(code, asyncio.Lock())
-        async with lock:
-            live = self.rooms.get(code)
-            if live is not None:
-                return live
-            events = await self.server.store.read(code)
-            room = Room(events[0])
-            for event in events[1:]:
-                room.apply(event)
-            live = LiveRoom(self.server, room)
-            self.rooms[code] = live
-            await self.server.store.subscribe(f"room:{code}")
+        # No local holds the load: its error's traceback holds this frame, and a local
+        # would make that a reference cycle for every unknown code.
+        return await asyncio.shield(self._loading.get(code) or self._start_load(code))
+
+    def _start_load(self, code: str) -> asyncio.Future[LiveRoom]:
+        loading = self._loading[code] = asyncio.ensure_future(self._load(code))
+        self.server.tasks.add(loading)
+        loading.add_done_callback(lambda done: self._loaded(code, done))
+        return loading
+
+    def _loaded(self, code: str, done: asyncio.Future[LiveRoom]) -> None:
+        self.server.tasks.discard(done)
+        if self._loading.get(code) is done:
+            del self._loading[code]
+        if not done.cancelled():
+            done.exception()  # retrieved here: every caller may have gone meanwhile
+
+    async def _load(self, code: str) -> LiveRoom:
+        live = self.rooms.get(code)
+        if live is not None:
+            return live
+        events = await self.server.store.read(code)
+        room = Room(events[0])
+        for event in events[1:]:
+            room.apply(event)
+        live = LiveRoom(self.server, room)
+        self.rooms[code] = live
+        await self.server.store.subscribe(f"room:{code}")
         # Events may have landed between the read and the subscription.
         await live.catch_up()
         return live
@@ -86,7 +108,7 @@ class Lobby:
         async with live.lock:
             if conn.room is live:  # a spectator taking a seat
                 live.detach(conn, quiet=True)
-            live.attach(conn, placed[0], token)
+            live.attach(conn, token)
         await live.seat_returned(placed[0])
         return token
 
@@ -174,6 +196,7 @@ class Lobby:
             self.server.metrics.queue_wait.observe(time.monotonic() - conn.queued_at)
             conn.queued_at = None
         conn.ticket = None
+        conn.rooms_created += 1  # a table given counts like one created (rooms_per_connection)
         await self.server.rejoin(conn, message["room"], message["token"])
 
     def waiting_by_size(self) -> dict[int, int]:

@@ -75,6 +75,18 @@ class Metrics:
         self.messages = Counter(
             "kc_messages", "Client messages received, by type", ["type"], registry=r
         )
+        self.failed_joins = Counter(
+            "kc_failed_joins",
+            "Joins refused as room_not_found or bad_token, by code",
+            ["code"],
+            registry=r,
+        )
+        self.join_limited = Counter(
+            "kc_join_limited",
+            "Connections closed for too many failed joins, by limit (connection or address)",
+            ["limit"],
+            registry=r,
+        )
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 
     def sent(self, frame: bytes) -> None:

@@ -35,7 +35,7 @@ from protocol.errors import (
 )
 from protocol.messages import RoomOptions
 
-from .store.base import Event
+from .store.base import Event, link
 
 RoomPhase = Literal["lobby", "playing", "hand_over", "finished"]
 Line = dict[str, Any]
@@ -124,11 +124,15 @@ class Room:
         self.host: int | None = None
         self.locked = False
         self.banned: set[str] = set()
+        #: Public identities (``player`` ids) the host kicked: they may not sit here again.
+        self.banned_players: set[str] = set()
         self.votes: set[int] = set()
         self.match: Match | None = None
         #: Every finished match of this room, as engine records (for history and replays).
         self.finished: list[dict[str, Any]] = []
         self.version = 1
+        #: The chain hash of every event applied so far (see :func:`server.store.base.link`).
+        self.head: str = first.get("h", "")
         self.turns = 0  # turns ended in this room, to tell one turn from the next
         #: The turn (hand index, turns) whose timer ran out: a bot finishes it.
         self.expired: tuple[int, int] | None = None
@@ -215,6 +219,15 @@ class Room:
         if found < 0:
             raise BadToken()
         return found
+
+    def seat_of_hash(self, digest: str | None) -> int | None:
+        """The seat a person whose token hashes to ``digest`` holds now, if any."""
+        if digest is None:
+            return None
+        for i, seat in enumerate(self.seats):
+            if seat is not None and seat.token_hash == digest:
+                return i
+        return None
 
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is None]
@@ -303,8 +316,10 @@ class Room:
         self, seat: int | None, name: str, token: str | None = None, player: str | None = None
     ) -> Event:
         """A human takes ``seat`` (or the first free one); ``token`` is its new secret,
-        ``player`` the person's public identity."""
+        ``player`` the person's public identity (refused with ``kicked`` once kicked here)."""
         check_phase(self.phase, "sit")
+        if player is not None and player in self.banned_players:
+            raise Kicked()
         if self.locked:
             raise RoomLocked()
         free = self.free_seats()
@@ -510,6 +525,7 @@ class Room:
     def apply(self, event: Event) -> list[Line]:
         """Apply one stored event; return the table-log lines it produces."""
         self.version += 1
+        self.head = event.get("h", "")
         kind = event["e"]
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
@@ -574,6 +590,8 @@ class Room:
         name = old.name if old else "?"
         if old is not None and old.token_hash is not None:
             self.banned.add(old.token_hash)
+        if old is not None and old.player:
+            self.banned_players.add(old.player)
         lines = self._hand_over_host(seat)
         if self.match is None:
             self.seats[seat] = None
@@ -711,6 +729,7 @@ def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None 
     }
     if daily is not None:
         event["daily"] = daily
+    event["h"] = link("", event)
     return event
 
 

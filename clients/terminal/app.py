@@ -263,6 +263,8 @@ class TerminalClient:
             kinds = {f["type"] for f in client.frames[self._seen.frames :]}
             if "closing" in kinds:
                 self.write("The server is restarting; reconnecting…")
+            if "rewound" in kinds:
+                self.write("The server lost its last moves: recent moves were undone.")
             if "kicked" in kinds:
                 self.show_updates()
                 self.write("The host removed you from the room.")

@@ -232,6 +232,9 @@ function onFrame(frame) {
       return onLeft();
     case "kicked":
       return onKicked(frame);
+    case "rewound":
+      // A snapshot of the store's earlier state follows at once.
+      return note("note.rewound");
     case "closing":
       return banner(t("conn.lost"));
     case "status":

@@ -197,6 +197,7 @@ const STRINGS = {
     "conn.connecting": "Connecting…",
     "note.joined": "You joined room {code}.",
     "note.watching": "You are watching room {code}.",
+    "note.rewound": "The server lost its last moves and went back to an earlier state: recent moves were undone.",
     "note.rejoin_failed": "Could not return to room {code}: {reason}",
 
     "card.name": "{rank} of {suit}",
@@ -524,6 +525,7 @@ const STRINGS = {
     "conn.connecting": "Conectando…",
     "note.joined": "Entraste en la sala {code}.",
     "note.watching": "Estás mirando la sala {code}.",
+    "note.rewound": "El servidor perdió sus últimas jugadas y volvió a un estado anterior: se deshicieron las jugadas recientes.",
     "note.rejoin_failed": "No se pudo volver a la sala {code}: {reason}",
 
     "card.name": "{rank} de {suit}",

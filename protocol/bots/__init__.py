@@ -12,7 +12,16 @@ Levels, weakest first: ``random``, ``heuristic``, ``easy``, ``medium``, ``hard``
 See docs/bots.md for how they play and how strong they are.
 """
 
-from .base import Bot
-from .levels import LEVELS, hint, make_bot
+from .base import Bot, Memory, RememberingBot, follow_plan
+from .levels import LEVELS, decide, hint, make_bot
 
-__all__ = ["LEVELS", "Bot", "hint", "make_bot"]
+__all__ = [
+    "LEVELS",
+    "Bot",
+    "Memory",
+    "RememberingBot",
+    "decide",
+    "follow_plan",
+    "hint",
+    "make_bot",
+]

@@ -35,6 +35,24 @@ class Bot(Protocol):
     def choose(self, view: Mapping[str, Any]) -> Action: ...
 
 
+#: What a bot carries from one decision to its next: the state of its random stream, the
+#: rest of the turn it planned, and the hand and piles that plan expects to see next.
+Memory = tuple[tuple[Any, ...], tuple[CardMove, ...], tuple[int, Piles] | None]
+
+
+@runtime_checkable
+class RememberingBot(Bot, Protocol):
+    """A bot whose state between decisions can be taken out and put back.
+
+    ``recall(memory())`` on a fresh bot of the same level and seed gives a bot that decides
+    exactly as this one would: a worker process can rebuild any bot for one decision.
+    """
+
+    def memory(self) -> Memory: ...
+
+    def recall(self, memory: Memory) -> None: ...
+
+
 def make_rng(seed: int | str | None, level: str) -> random.Random:
     """The bot's own random stream: seeded bots are reproducible, unseeded ones are not."""
     if seed is None:
@@ -105,6 +123,16 @@ class PlanningBot:
     def plan(self, seen: Seen) -> list[CardMove]:
         raise NotImplementedError
 
+    def memory(self) -> Memory:
+        """What this bot carries to its next decision (see :class:`RememberingBot`)."""
+        return (self.rng.getstate(), tuple(self._plan), self._expect)
+
+    def recall(self, memory: Memory) -> None:
+        """Take up where the bot that gave ``memory`` left off."""
+        state, plan, expect = memory
+        self.rng.setstate(state)
+        self._plan, self._expect = list(plan), expect
+
     def choose(self, view: Mapping[str, Any]) -> Action:
         legal: list[str] = list(view["legal"])
         if not legal:
@@ -112,18 +140,42 @@ class PlanningBot:
         state = (mask_of(view["hand"]), piles_from_view(view))
         if self._expect != state:
             self._plan = self.plan(Seen.from_view(view))
-        action: Action = END_TURN
-        if self._plan:
-            move = self._plan.pop(0)
-            action = to_action(move)
-            self._expect = do_move(state[0], state[1], move)
-        else:
-            self._expect = None
-        if action.text() in legal:
-            return action
-        # Never expected; keep the game going with a legal action rather than fail.
-        self._plan, self._expect = [], None
-        return action_from_text(legal[0] if "end" not in legal else "end")
+        action, self._plan, self._expect = _step(self._plan, state, legal)
+        return action
 
 
-__all__ = ["Bot", "PlanningBot", "Seen", "make_rng"]
+def _step(
+    plan: list[CardMove], state: tuple[int, Piles], legal: list[str]
+) -> tuple[Action, list[CardMove], tuple[int, Piles] | None]:
+    """The next action of ``plan`` from ``state``; the plan left and the state it expects."""
+    action: Action = END_TURN
+    expect = None
+    if plan:
+        move = plan.pop(0)
+        action = to_action(move)
+        expect = do_move(state[0], state[1], move)
+    if action.text() in legal:
+        return action, plan, expect
+    # Never expected; keep the game going with a legal action rather than fail.
+    return action_from_text(legal[0] if "end" not in legal else "end"), [], None
+
+
+def follow_plan(memory: Memory | None, view: Mapping[str, Any]) -> tuple[Action, Memory] | None:
+    """What a planning bot with ``memory`` answers to ``view`` when ``view`` is the position
+    its plan expects, with its next memory; None when it has to think (no plan, a surprise).
+
+    The answer is :func:`~.levels.decide`'s, for a few microseconds: nothing is searched and
+    the random stream is not touched (only planning bots leave an expected position in their
+    memory).
+    """
+    if memory is None or memory[2] is None:
+        return None
+    legal: list[str] = list(view["legal"])
+    state = (mask_of(view["hand"]), piles_from_view(view))
+    if not legal or memory[2] != state:
+        return None
+    action, plan, expect = _step(list(memory[1]), state, legal)
+    return action, (memory[0], tuple(plan), expect)
+
+
+__all__ = ["Bot", "Memory", "PlanningBot", "RememberingBot", "Seen", "follow_plan", "make_rng"]

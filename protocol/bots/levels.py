@@ -9,7 +9,7 @@ from typing import Any
 from protocol.engine import Action
 from protocol.errors import BadOptions
 
-from .base import Bot
+from .base import Memory, RememberingBot
 from .human import SloppyBot
 from .search import SearchBot, SearchConfig
 from .simple import HeuristicBot, RandomBot
@@ -24,7 +24,7 @@ CONFIGS: dict[str, SearchConfig] = {
     "expert": SearchConfig(worlds=240, candidates=16, first_stage=16),
 }
 
-_SIMPLE: dict[str, Callable[[int | str | None], Bot]] = {
+_SIMPLE: dict[str, Callable[[int | str | None], RememberingBot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "easy": SloppyBot,
@@ -39,7 +39,7 @@ def make_bot(
     seed: int | str | None = None,
     *,
     budget_ms: float | None = DEFAULT_BUDGET_MS,
-) -> Bot:
+) -> RememberingBot:
     """A new bot of ``level``.
 
     The same seed gives the same decisions as long as the time budget does not cut a search
@@ -55,9 +55,32 @@ def make_bot(
     return SearchBot(level, replace(config, budget_ms=budget_ms), seed)
 
 
+def decide(
+    level: str,
+    seed: int | str | None,
+    memory: Memory | None,
+    view: Mapping[str, Any],
+    *,
+    budget_ms: float | None = DEFAULT_BUDGET_MS,
+) -> tuple[Action, Memory]:
+    """One decision of the ``level`` bot seeded ``seed``, given what it carries from its
+    previous decisions (``memory``, None for its first); returns the action and the memory
+    to pass next time.
+
+    The bot is rebuilt for every call, so any worker process can serve any decision, and a
+    sequence of calls answers exactly as one bot object asked in the same order would: the
+    same moves get the same answers (the daily deal relies on it).
+    """
+    bot = make_bot(level, seed, budget_ms=budget_ms)
+    if memory is not None:
+        bot.recall(memory)
+    action = bot.choose(view)
+    return action, bot.memory()
+
+
 def hint(view: Mapping[str, Any]) -> Action:
     """The expert's suggested next action for the seat whose view this is, on its turn."""
     return make_bot("expert", "hint").choose(view)
 
 
-__all__ = ["CONFIGS", "DEFAULT_BUDGET_MS", "LEVELS", "hint", "make_bot"]
+__all__ = ["CONFIGS", "DEFAULT_BUDGET_MS", "LEVELS", "decide", "hint", "make_bot"]

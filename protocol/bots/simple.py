@@ -7,7 +7,7 @@ from typing import Any
 
 from protocol.engine import Action, action_from_text
 
-from .base import PlanningBot, Seen, make_rng
+from .base import Memory, PlanningBot, Seen, make_rng
 from .greedy import greedy_step
 from .model import CardMove, do_move
 
@@ -19,6 +19,13 @@ class RandomBot:
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = make_rng(seed, self.level)
+
+    def memory(self) -> Memory:
+        """Its random stream's state: it plans nothing."""
+        return (self.rng.getstate(), (), None)
+
+    def recall(self, memory: Memory) -> None:
+        self.rng.setstate(memory[0])
 
     def choose(self, view: Mapping[str, Any]) -> Action:
         legal = view["legal"]

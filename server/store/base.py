@@ -5,14 +5,22 @@ checks the expected version, so concurrent writers (several processes) never los
 duplicate a change: the loser gets :class:`~protocol.errors.Conflict`, catches up with
 :meth:`Store.read` and retries. Changes are announced on a per-room channel.
 
+Each event carries ``h``, a hash chained over every event before it (:func:`link`). A version
+number alone cannot tell two histories of the same length apart (a store that lost its last
+writes, then took someone else's): appending also checks the chain's head, and a reader checks
+that the store still holds the event it last applied.
+
 Implementations: :class:`server.store.memory.MemoryStore` (the embedded default) and
 :class:`server.store.redis_store.RedisStore`. One contract test suite runs against both.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
+
+import orjson
 
 Event = dict[str, Any]
 #: Finished matches kept in each player's history.
@@ -36,8 +44,11 @@ class Store(Protocol):
         expected: int,
         events: Sequence[Event],
         announce: Message | None = None,
+        head: str | None = None,
     ) -> int:
-        """Append ``events`` if the room is at version ``expected``; return the new version.
+        """Append ``events`` if the room is at version ``expected`` and its last event's ``h``
+        is ``head`` (when given; a log whose events carry no ``h`` has the head ``""``);
+        return the new version.
 
         When the events are appended and ``announce`` is given, it is published on channel
         ``room:CODE`` in the same step (one round trip on a networked store); when they
@@ -170,3 +181,18 @@ def board_row(stats: dict[str, Any]) -> dict[str, Any]:
         "played": stats["played"],
         "avg_penalty": round(stats["penalty"] / hands, 2) if hands else 0.0,
     }
+
+
+def link(head: str, event: Event) -> str:
+    """The chain hash after ``event``, given the hash ``head`` of every event before it.
+
+    Computed over the event's canonical JSON without its own ``h``; 64 bits tell histories
+    apart, which is all it is for (it is no signature).
+    """
+    body = orjson.dumps({k: v for k, v in event.items() if k != "h"}, option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(head.encode() + body, digest_size=8).hexdigest()
+
+
+def head_of(log: Sequence[Event]) -> str:
+    """The chain head of a stored log: its last event's ``h`` (``""`` for events without)."""
+    return str(log[-1].get("h", "")) if log else ""

@@ -10,7 +10,7 @@ from typing import Any
 
 from protocol.errors import Conflict, RoomNotFound
 
-from .base import HISTORY_LIMIT, Event, Handler, Message, board_row, members_by_room
+from .base import HISTORY_LIMIT, Event, Handler, Message, board_row, head_of, members_by_room
 
 
 class MemoryStore:
@@ -44,11 +44,12 @@ class MemoryStore:
         expected: int,
         events: Sequence[Event],
         announce: Message | None = None,
+        head: str | None = None,
     ) -> int:
         log = self._rooms.get(code)
         if log is None:
             raise RoomNotFound()
-        if len(log) != expected:
+        if len(log) != expected or (head is not None and head_of(log) != head):
             raise Conflict()
         log.extend(events)
         if announce is not None:

@@ -234,15 +234,23 @@ redis.call('RPUSH', KEYS[1], ARGV[1])
 return 1
 """
 
-# ARGV: expected length, push chunk, channel, announcement ('' for none), events...
-# Returns the new length, -1 when the room is missing, -2 when the version moved on; the
-# announcement is published only when the events were appended.
+# ARGV: expected length, push chunk, channel, announcement ('' for none), expected chain
+# head ('-' for no check), events... Returns the new length, -1 when the room is missing, -2
+# when the version moved on or the last event's hash is not the expected head (the store
+# lost writes and took another history); the announcement is published only when the
+# events were appended.
 _APPEND = """
 local n = redis.call('LLEN', KEYS[1])
 if n == 0 then return -1 end
 if n ~= tonumber(ARGV[1]) then return -2 end
+if ARGV[5] ~= '-' then
+  local last = cjson.decode(redis.call('LINDEX', KEYS[1], -1))
+  local h = last['h']
+  if type(h) ~= 'string' then h = '' end
+  if h ~= ARGV[5] then return -2 end
+end
 local chunk = tonumber(ARGV[2])
-for i = 5, #ARGV, chunk do
+for i = 6, #ARGV, chunk do
   n = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + chunk - 1, #ARGV)))
 end
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
@@ -561,12 +569,14 @@ class RedisStore:
         expected: int,
         events: Sequence[Event],
         announce: Message | None = None,
+        head: str | None = None,
     ) -> int:
         args: list[Any] = [
             expected,
             _PUSH_CHUNK,
             self._channel(f"room:{code}"),
             b"" if announce is None else _dump(announce),
+            "-" if head is None else head,
             *(_dump(e) for e in events),
         ]
         with _reachable():

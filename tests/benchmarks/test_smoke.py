@@ -24,6 +24,10 @@ TINY: dict[str, list[str]] = {
     "load": "--rooms 2 --seconds 1 --warmup 0.2".split(),
     "idle": "--connections 20 --settle 0.3".split(),
     "deflate": "--moves 300".split(),
+    "bot_rooms": (
+        "--rooms 2 --bot-rooms 2 --seconds 1 --warmup 0.3 --think 0.05 --bot-delay 0.05 "
+        "--hand-pause 0.2"
+    ).split(),
     "scaleout": [*"--rooms 2 --seconds 0.5 --warmup 0.1".split(), "--redis-url", REDIS_URL],
 }
 
@@ -119,3 +123,15 @@ def test_deflate_sizes_patches_and_snapshots_both_ways(
         assert 0 < sizes["patch_deflated"] < sizes["patch"] < sizes["snapshot"]
         assert 0 < sizes["snapshot_deflated"] < sizes["snapshot"]
         assert sizes["patch_share"] == round(sizes["patch"] / sizes["snapshot"], 3)
+
+
+def test_bot_rooms_measures_people_alone_and_beside_watched_bot_rooms(
+    outputs: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    record = _record(outputs, "bot_rooms")
+    alone, beside = record["runs"]["alone"][0], record["runs"]["beside_bots"][0]
+    assert alone["moves"] > 0 and beside["moves"] > 0
+    assert "bot_rooms" not in alone
+    assert beside["bot_rooms"] == 2 and beside["bot_changes_per_s"] > 0  # watched: not paused
+    assert beside["bot_workers_cpu_pct"] > 0  # the bots thought in worker processes
+    assert record["ratio_p99"] == round(beside["latency_ms"]["p99"] / alone["latency_ms"]["p99"], 2)

@@ -76,16 +76,17 @@ async def test_one_connection_cannot_create_rooms_without_bound() -> None:
 
 
 async def test_hints_on_one_turn_are_limited(monkeypatch: pytest.MonkeyPatch) -> None:
-    import protocol.bots as bots
+    from server.bot_pool import BotPool
 
     searches: list[int] = []
-    real_hint = bots.hint
+    real_hint = BotPool.hint
 
-    def counted(view: Any) -> Any:
+    async def counted(self: BotPool, view: Any) -> Any:
         searches.append(1)
-        return real_hint(view)
+        return await real_hint(self, view)
 
-    monkeypatch.setattr(bots, "hint", counted)
+    # Hints are searched in the bot workers: count the searches the server asks for.
+    monkeypatch.setattr(BotPool, "hint", counted)
     settings = default_settings(bot_delay=0.0, hints_per_turn=1)
     async with serving(settings) as game, clients_of(game) as pool:
         c: GameClient = await pool.new("Ana")

@@ -69,7 +69,15 @@ RAW_EXAMPLES = 2_000 if LONG else 200
 MAX_MESSAGE = 4096
 RULE_CODES = frozenset({"bad_action", "not_your_turn"})
 #: No rate limit (it has tests of its own); bots that move fifty times a second.
-FUZZ_SETTINGS = fast_settings(rate=1e9, burst=10**9, bot_delay=0.02, hand_pause=0.05)
+# The rate and failed-join limits are tests of their own (test_limits, test_join_guessing).
+FUZZ_SETTINGS = fast_settings(
+    rate=1e9,
+    burst=10**9,
+    join_failures=10**6,
+    join_address_burst=10**9,
+    bot_delay=0.02,
+    hand_pause=0.05,
+)
 CONTEXTS = ("fresh", "outside", "seated", "spectator", "finished", "lobby")
 
 
@@ -209,6 +217,8 @@ def expected(world: World, context: str, payload: str | bytes) -> Outcome:
     raw = payload.encode() if isinstance(payload, str) else payload
     if len(raw) > MAX_MESSAGE:
         return Closed(frozenset({1009}))
+    if isinstance(payload, bytes):
+        return Refused(frozenset({"bad_message"}))  # binary frames are never read
     try:
         message = decode_client(payload)
     except BadMessage:

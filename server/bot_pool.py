@@ -1,0 +1,257 @@
+"""Bot thinking off the event loop: worker processes at a lower CPU priority.
+
+Bots are pure CPU (:mod:`protocol.bots`). In threads of the server process they hold the
+GIL and stall the event loop, so every connection waits while a bot thinks. Here they run
+in a :class:`~concurrent.futures.ProcessPoolExecutor` (``bot_workers`` processes, started
+on the first decision, not with the server) whose workers lower their own CPU priority
+(``os.nice``, and ``SCHED_IDLE`` on Linux): when the machine is busy, the kernel serves the
+event loop first.
+
+A bot keeps state between its decisions: its random stream and the rest of the turn it
+planned. The server keeps that state (:class:`BotSeat`); a worker rebuilds the bot from its
+level and seed, hands it the state, asks it, and sends the new state back
+(:func:`protocol.bots.decide`). Any worker can serve any decision, and the answers are
+exactly those of one bot object asked in order: in the daily deal the same moves get the
+same answers in everyone's room.
+
+The rest of a turn a bot planned is played from its memory right here, without a worker
+(:func:`protocol.bots.follow_plan`, microseconds): only thinking waits for one.
+
+Jobs wait here, not in the executor: at most :data:`PER_WORKER` per worker are handed to
+it at once, and a person's hint goes ahead of every waiting bot decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import heapq
+import itertools
+import logging
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from protocol.bots import Memory, decide, follow_plan, hint
+from protocol.bots.levels import DEFAULT_BUDGET_MS
+from protocol.engine import Action
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: How much lower than the server's the workers' CPU priority is (an ``os.nice`` increment;
+#: on Linux they are also in the ``SCHED_IDLE`` class, see :func:`_worker_started`).
+NICE = 10
+#: Jobs handed to the executor per worker at once (one computing, one ready to start).
+PER_WORKER = 2
+#: Threads when ``bot_workers`` is 0 (bots think in this process, as before worker processes).
+THREADS = 2
+#: Priorities: lower goes first.
+HINT, BOT = 0, 1
+
+
+@dataclass(slots=True)
+class BotSeat:
+    """A seat's bot as the server keeps it: level, seed, what it carries between decisions
+    (None before its first), and its time budget per turn (None: no clock, so its answers
+    never depend on how busy the machine is)."""
+
+    level: str
+    seed: str
+    memory: Memory | None = None
+    budget_ms: float | None = DEFAULT_BUDGET_MS
+
+
+def _worker_started(nice: int) -> None:
+    """Initializer of each worker process: lower its priority; Ctrl-C is the server's.
+
+    On Linux the worker also joins the ``SCHED_IDLE`` class: any ordinary process that wakes
+    up (the server's event loop with a frame to answer) takes the CPU from it at once, where
+    a niced process may keep it for a slice. Measured beside people's rooms, it halved the
+    time the event loop waited for a CPU (docs/performance.md).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    with contextlib.suppress(OSError):
+        os.nice(nice)
+    if hasattr(os, "SCHED_IDLE"):
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the process that started it dies: a
+    server killed with SIGKILL must not leave workers behind (holding its output pipes)."""
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() == 1:  # the parent died before the request took effect
+        os._exit(0)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """Forkserver where there is one: a clean process (no server threads or sockets) forked
+    for each worker with the bots already imported, shared by every pool of this process;
+    otherwise spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        # "__main__" lets the workers skip importing the main script again (pytest, server).
+        context.set_forkserver_preload(["server.bot_boot", "__main__", "server.bot_pool"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _start_workers(executor: Executor, count: int) -> None:
+    """Start ``count`` workers of ``executor`` now (each submission starts one while none
+    is idle) and wait until they run."""
+    for future in [executor.submit(os.getpid) for _ in range(count)]:
+        future.result()
+
+
+class _Gate:
+    """At most ``limit`` holders; waiters are let in by priority, then in arrival order."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.busy = 0
+        #: Waiters still waiting (the heap also holds those that gave up, until popped).
+        self.waiting = 0
+        self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    async def acquire(self, priority: int) -> None:
+        if self.busy < self.limit and not self.waiting:
+            self.busy += 1
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._heap, (priority, next(self._order), future))
+        self.waiting += 1
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.cancelled():
+                self.waiting -= 1
+            else:
+                self.release()  # the place was handed over just as the waiter gave up
+            raise
+
+    def release(self) -> None:
+        """Hand the place to the first waiter, or free it."""
+        while self._heap:
+            _, _, future = heapq.heappop(self._heap)
+            if not future.done():
+                self.waiting -= 1
+                future.set_result(None)
+                return
+        self.busy -= 1
+
+
+class BotPool:
+    """Where bots think: ``workers`` processes (0: threads of this process).
+
+    Nothing starts until the first decision; :meth:`shutdown` stops the workers.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(0, workers)
+        self._executor: Executor | None = None
+        self._booting: asyncio.Future[Executor] | None = None
+        self._gate = _Gate(PER_WORKER * self.workers if self.workers else THREADS)
+        self._closed = False
+
+    @property
+    def started(self) -> bool:
+        """True once the workers (or threads) were started."""
+        return self._executor is not None
+
+    @property
+    def waiting(self) -> int:
+        """Jobs waiting for a worker (not yet handed to the executor)."""
+        return self._gate.waiting
+
+    async def _ready(self) -> Executor:
+        """The executor, its workers started (the first caller starts them, others wait)."""
+        if self._booting is None:
+            self._booting = asyncio.ensure_future(self._boot())
+        return await asyncio.shield(self._booting)
+
+    async def _boot(self) -> Executor:
+        if not self.workers:
+            self._executor = ThreadPoolExecutor(THREADS, thread_name_prefix="bot")
+            return self._executor
+        executor = self._executor = ProcessPoolExecutor(
+            self.workers, mp_context=_context(), initializer=_worker_started, initargs=(NICE,)
+        )
+        try:
+            # Starting a process blocks its caller (the first one also starts the fork
+            # server): done in a thread, it never holds up the event loop.
+            await asyncio.to_thread(_start_workers, executor, self.workers)
+        except BaseException:
+            if self._executor is executor:
+                self._discard()  # the next decision tries again
+            raise
+        return executor
+
+    async def choose(self, bot: BotSeat, view: Mapping[str, Any]) -> Action:
+        """``bot``'s action for ``view``; its memory is updated for the next decision.
+
+        The rest of a turn the bot planned is played from its memory here (microseconds);
+        only thinking goes to a worker.
+        """
+        answer = follow_plan(bot.memory, view)
+        if answer is None:
+            answer = await self._run(
+                BOT, decide, bot.level, bot.seed, bot.memory, view, budget_ms=bot.budget_ms
+            )
+        action, bot.memory = answer
+        return action
+
+    async def hint(self, view: Mapping[str, Any]) -> Action:
+        """The expert's suggestion for the seat of ``view``, ahead of waiting bot decisions."""
+        return await self._run(HINT, hint, view)
+
+    async def _run(self, priority: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self._closed:
+            raise asyncio.CancelledError()  # shutting down: the caller stops
+        await self._gate.acquire(priority)
+        try:
+            for attempt in range(2):
+                try:
+                    executor = await self._ready()
+                    if self._closed:
+                        raise asyncio.CancelledError()
+                    return await asyncio.wrap_future(executor.submit(fn, *args, **kwargs))
+                except BrokenProcessPool:
+                    if self._closed:
+                        raise asyncio.CancelledError() from None
+                    # A worker died (killed, out of memory): start new ones, once.
+                    log.error("a bot worker process died; starting new ones")
+                    self._discard()
+                    if attempt:
+                        raise
+            raise AssertionError("unreachable")  # pragma: no cover
+        finally:
+            self._gate.release()
+
+    def _discard(self) -> None:
+        executor, self._executor, self._booting = self._executor, None, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self, wait: bool = False, cancel_futures: bool = True) -> None:
+        """Stop the workers: decisions not started are cancelled, and nothing new starts.
+
+        The same signature as :meth:`concurrent.futures.Executor.shutdown`.
+        """
+        self._closed = True
+        if self._executor is not None:
+            self._executor.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+__all__ = ["BOT", "HINT", "NICE", "BotPool", "BotSeat"]
