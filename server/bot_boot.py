@@ -15,6 +15,8 @@ import time
 
 #: Seconds between two looks at the parent process.
 WATCH_EVERY = 0.5
+#: The environment variable in which the server names its own pid before starting the pool.
+PARENT = "KC_BOT_PARENT"
 
 
 def _watch(parent: int) -> None:
@@ -23,12 +25,15 @@ def _watch(parent: int) -> None:
     os._exit(0)
 
 
-def watch_parent() -> None:
-    """Exit this process as soon as its parent process is gone (a daemon thread)."""
-    parent = os.getppid()
+def watch_parent(parent: int) -> None:
+    """Exit this process as soon as ``parent`` is no longer its parent (a daemon thread).
+
+    The server may be gone before this runs: then the parent already differs and the
+    process exits at once.
+    """
     threading.Thread(target=_watch, args=(parent,), name="parent-watch", daemon=True).start()
 
 
 # Only in the fork server itself (run as ``python -c "from multiprocessing.forkserver ..."``).
 if sys.argv[:1] == ["-c"] and "multiprocessing.forkserver" in sys.modules:
-    watch_parent()
+    watch_parent(int(os.environ.get(PARENT) or os.getppid()))

@@ -42,6 +42,8 @@ from protocol.bots import Memory, decide, follow_plan, hint
 from protocol.bots.levels import DEFAULT_BUDGET_MS
 from protocol.engine import Action
 
+from . import bot_boot
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -185,6 +187,8 @@ class BotPool:
         if not self.workers:
             self._executor = ThreadPoolExecutor(THREADS, thread_name_prefix="bot")
             return self._executor
+        # The fork server inherits the environment: it watches this process by its pid.
+        os.environ[bot_boot.PARENT] = str(os.getpid())
         executor = self._executor = ProcessPoolExecutor(
             self.workers, mp_context=_context(), initializer=_worker_started, initargs=(NICE,)
         )

@@ -48,7 +48,8 @@ async def test_two_humans_and_two_bots_finish_a_match(
     await play_until_finished([a, b], random.Random(3))
     await watcher.until(lambda c: c.game is not None and c.game["phase"] == "finished")
     assert watcher.game is not None and "hand" not in watcher.game
-    assert audit(recorder, await room_logs(server)) > 50
+    # Three viewers over a whole match: at least every move's frame was audited.
+    assert audit(recorder, await room_logs(server)) > 20
 
 
 async def test_spectator_follows_a_whole_match_and_never_sees_a_hand(
