@@ -246,6 +246,7 @@ class GameServer:
         conn.address = self.guard.address_of(ws)
         self.connections.add(conn)
         logs.bind(conn=conn.id)
+        log.info("connection opened", extra={"address": conn.address})
         strikes = 0
         try:
             async for frame in ws:
@@ -273,6 +274,7 @@ class GameServer:
             self.connections.discard(conn)
             await self._disconnect(conn)
             conn.stop()
+            log.info("connection closed", extra={"close_code": ws.close_code})
 
     async def _handle_frame(self, conn: Connection, frame: str | bytes) -> None:
         seq: int | None = None
@@ -809,19 +811,12 @@ async def _close_for_shutdown(conn: Connection) -> None:
 
 def _response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
     data = body.encode() if isinstance(body, str) else body
+    textual = kind.startswith("text/") or kind.endswith(("json", "javascript"))
+    if textual and "charset=" not in kind:
+        kind += "; charset=utf-8"  # once: Prometheus's content type names its own
     headers = Headers(
         [
-            (
-                "Content-Type",
-                kind
-                + (
-                    "; charset=utf-8"
-                    if kind.startswith("text/")
-                    or kind.endswith("json")
-                    or kind.endswith("javascript")
-                    else ""
-                ),
-            ),
+            ("Content-Type", kind),
             ("Content-Length", str(len(data))),
             ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),

@@ -191,6 +191,7 @@ class LiveRoom:
                 if finishing and self.room.phase == "finished":
                     # Exactly one process wins the append that ends a match: it records it.
                     room = self.room
+                    log.info("match finished", extra={"room": self.code})
                     self._spawn(
                         self.server.record_finished(
                             room.finished_record(), room.people(), room.daily

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,9 @@ from .room import Room, bot_seat_event, create_event, new_code, new_token
 if TYPE_CHECKING:
     from .app import GameServer
     from .connection import Connection
+
+
+log = logging.getLogger(__name__)
 
 
 class Lobby:
@@ -86,6 +90,7 @@ class Lobby:
                 break
         else:  # pragma: no cover - 25**6 codes
             raise RoomFull("Could not find a free room code.")
+        log.info("room created", extra={"room": code, "daily": daily is not None})
         live = await self.get(code)
         bots = [
             bot_seat_event(i, level) for i, level in enumerate(settings.bots) if level is not None

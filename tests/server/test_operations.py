@@ -122,6 +122,11 @@ async def test_logs_of_a_played_match_hold_no_secret_and_no_hidden_card(
     formatter = logs_formatter()
     lines = [formatter.format(record) for record in caplog.records]
     assert any('"code": "corner_needs_king"' in line for line in lines)
+    # A person running the server sees it working: connections, rooms and matches at INFO.
+    messages = [json.loads(line)["message"] for line in lines]
+    for seen in ("connection opened", "room created", "match finished", "connection closed"):
+        assert seen in messages, seen
+    assert messages.count("connection opened") == messages.count("connection closed") == 2
     public: set[str] = set()
     for line in lines:
         entry = json.loads(line)
@@ -220,5 +225,24 @@ async def test_readiness_follows_the_store(own_redis: PrivateRedis) -> None:
                 break
             await asyncio.sleep(0.1)
         assert (await asyncio.to_thread(get, port, "/readyz"))[0] == 200
+    finally:
+        await game.shutdown()
+
+
+async def test_every_http_answer_names_one_charset() -> None:
+    game = await start_server(make_settings())
+    try:
+
+        def content_type(path: str) -> str:
+            url = f"http://127.0.0.1:{port_of(game)}{path}"
+            try:
+                with urllib.request.urlopen(url, timeout=5) as reply:
+                    return str(reply.headers["Content-Type"])
+            except urllib.error.HTTPError as exc:
+                return str(exc.headers["Content-Type"])
+
+        for path in ("/metrics", "/healthz", "/", "/app.js", "/nothing-here"):
+            kind = await asyncio.to_thread(content_type, path)
+            assert kind.count("charset=") == 1, (path, kind)
     finally:
         await game.shutdown()
