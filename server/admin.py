@@ -84,9 +84,7 @@ async def list_rooms(server: GameServer) -> list[dict[str, Any]]:
             events = await server.store.read(code)
         except KingsCornerError:
             continue  # deleted meanwhile
-        room = Room(events[0])
-        for event in events[1:]:
-            room.apply(event)
+        room = Room.from_events(events)
         members = await server.store.presence(code)
         rooms.append(
             {

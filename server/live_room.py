@@ -268,9 +268,7 @@ class LiveRoom:
         changes our viewers saw are undone; each gets a ``rewound`` notice first.
         """
         events = await self.server.store.read(self.code)
-        room = Room(events[0])
-        for event in events[1:]:
-            room.apply(event)
+        room = Room.from_events(events)
         before = self.room.version
         log.warning("room %s reloaded at version %d (was %d)", self.code, room.version, before)
         self.room = room

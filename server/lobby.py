@@ -67,9 +67,7 @@ class Lobby:
         if live is not None:
             return live
         events = await self.server.store.read(code)
-        room = Room(events[0])
-        for event in events[1:]:
-            room.apply(event)
+        room = Room.from_events(events)
         live = LiveRoom(self.server, room)
         self.rooms[code] = live
         await self.server.store.subscribe(f"room:{code}")

@@ -140,6 +140,15 @@ class Room:
         #: text, match after), so applying its event does not play the move a second time.
         self._validated: tuple[Match, int, str, Match] | None = None
 
+    @classmethod
+    def from_events(cls, events: Iterable[Event]) -> Room:
+        """The room a stored log describes: its first event, then every other one folded in."""
+        it = iter(events)
+        room = cls(next(it))
+        for event in it:
+            room.apply(event)
+        return room
+
     # --- reading ---------------------------------------------------------------------
 
     @property

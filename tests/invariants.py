@@ -18,7 +18,5 @@ def replay(events: list[dict[str, Any]]) -> Room:
         if "h" in event:
             assert event["h"] == link(head, event), f"chain broken at version {i + 1}"
         head = event.get("h", "")
-    room = Room(events[0])
-    for event in events[1:]:
-        room.apply(event)
+    room = Room.from_events(events)
     return room

@@ -12,9 +12,6 @@ import asyncio
 import os
 import random
 import signal
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -25,23 +22,12 @@ from tests.multiprocess.test_store_rewind import play, tables
 from tests.multiprocess.test_two_processes import start_two
 from tests.redis_helpers import UNIT
 
+from .test_sentinel import group
 from .topology import SentinelGroup, wait_for
 
+__all__ = ["group"]
+
 pytestmark = pytest.mark.topology
-
-
-@pytest.fixture
-def group() -> Iterator[SentinelGroup]:
-    with tempfile.TemporaryDirectory(prefix="kc-sentinel-") as root:
-        made = SentinelGroup(Path(root))
-        try:
-            made.start()
-            yield made
-        finally:
-            replica = made.replica.process
-            if replica is not None and replica.poll() is None:
-                os.kill(replica.pid, signal.SIGCONT)
-            made.stop()
 
 
 async def test_a_fail_over_to_a_lagging_replica_is_detected_and_survived(
@@ -58,12 +44,14 @@ async def test_a_fail_over_to_a_lagging_replica_is_detected_and_survived(
         replica = group.replica.process
         assert replica is not None
         os.kill(replica.pid, signal.SIGSTOP)
-        with group.primary.client() as primary:
-            primary.client_kill_filter(_type="replica")
-        for pair in rooms:
-            await play(pair, rng, 4)  # acknowledged by the primary alone
-        group.primary.kill()
-        os.kill(replica.pid, signal.SIGCONT)
+        try:
+            with group.primary.client() as primary:
+                primary.client_kill_filter(_type="replica")
+            for pair in rooms:
+                await play(pair, rng, 4)  # acknowledged by the primary alone
+            group.primary.kill()
+        finally:
+            os.kill(replica.pid, signal.SIGCONT)
         await asyncio.to_thread(
             wait_for, lambda: group.primary_port() == group.replica.port, 300 * UNIT, "fail-over"
         )
