@@ -24,7 +24,7 @@ _FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 #: Areas of interest: a label and the substrings of a frame that belong to it. A sample
 #: counts towards an area when any frame of its stack matches (inclusive).
 AREAS: dict[str, tuple[str, ...]] = {
-    "handle one client frame (server/app.py _handle_frame)": ("_handle_frame (",),
+    "handle one client frame (server/sockets.py _handle_frame)": ("_handle_frame (",),
     "decode + validate client frame (pydantic)": ("decode_client (",),
     "commit (decide + store + apply + fan-out)": ("commit (server/live_room.py",),
     "decide_act (the engine plays the move to check it)": ("decide_act (",),
@@ -44,8 +44,12 @@ AREAS: dict[str, tuple[str, ...]] = {
     "after_change (tasks per change)": ("after_change (",),
     "_update_listing task": ("_update_listing (",),
     "store append/publish": ("append (server/store", "publish (server/store"),
-    "maintenance tick (heartbeat, presence, catch-up per room)": ("maintain (server/app.py",),
-    "set-up: handshakes, create, join": ("handshake (", "_create (server", "_join (server"),
+    "maintenance tick (heartbeat, presence, catch-up per room)": ("run (server/maintenance.py",),
+    "set-up: handshakes, create, join": (
+        "handshake (",
+        "create (server/commands.py",
+        "join (server/commands.py",
+    ),
     "asyncio event loop internals (self)": (),
 }
 

@@ -20,72 +20,73 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from websockets.http11 import Request
 
 from protocol.codec import dumps
 from protocol.errors import KingsCornerError
 
+from .config import Settings
+from .live_room import RoomConnection
+from .lobby import Lobby
 from .room import Room
-
-if TYPE_CHECKING:
-    from .app import GameServer
+from .store.base import Store
 
 Reply = tuple[HTTPStatus, dict[str, Any]]
 log = logging.getLogger(__name__)
 
 
-def _authorized(server: GameServer, request: Request) -> bool:
+def _authorized(settings: Settings, request: Request) -> bool:
     values = request.headers.get_all("Authorization")
     if len(values) != 1:
         return False
     scheme, _, given = values[0].partition(" ")
-    expected = server.settings.admin_token
+    expected = settings.admin_token
     return scheme.lower() == "bearer" and hmac.compare_digest(given.encode(), expected.encode())
 
 
-async def handle(server: GameServer, request: Request) -> Reply:
+async def handle(settings: Settings, store: Store, request: Request) -> Reply:
     """Answer one ``/admin/...`` request."""
-    if not server.settings.admin_token:
+    if not settings.admin_token:
         return HTTPStatus.NOT_FOUND, {"error": "admin is disabled"}
     if len(request.headers.get_all("Authorization")) > 1:
         log.info("bad admin request: more than one Authorization header")
         return HTTPStatus.BAD_REQUEST, {"error": "one Authorization header, please"}
-    if not _authorized(server, request):
+    if not _authorized(settings, request):
         return HTTPStatus.UNAUTHORIZED, {"error": "admin token required"}
     parts = request.path.split("?", 1)[0].strip("/").split("/")
     try:
         if parts == ["admin", "rooms"]:
-            return HTTPStatus.OK, {"rooms": await list_rooms(server)}
+            return HTTPStatus.OK, {"rooms": await list_rooms(store)}
         if len(parts) == 4 and parts[:2] == ["admin", "rooms"] and parts[3] == "close":
             code = parts[2].upper()
-            if code not in await server.store.room_codes():
+            if code not in await store.room_codes():
                 return HTTPStatus.NOT_FOUND, {"error": "no such room"}
-            await server.store.publish("admin", {"kind": "close", "room": code})
-            await server.store.delete_room(code)
+            await store.publish("admin", {"kind": "close", "room": code})
+            await store.delete_room(code)
             return HTTPStatus.OK, {"closed": code}
         if len(parts) == 4 and parts[:2] == ["admin", "connections"] and parts[3] == "kick":
-            await server.store.publish("admin", {"kind": "kick", "conn": parts[2]})
+            await store.publish("admin", {"kind": "kick", "conn": parts[2]})
             return HTTPStatus.OK, {"kicked": parts[2]}
     except KingsCornerError as exc:
         return HTTPStatus.SERVICE_UNAVAILABLE, {"error": exc.code}
     return HTTPStatus.NOT_FOUND, {"error": "unknown admin path"}
 
 
-async def list_rooms(server: GameServer) -> list[dict[str, Any]]:
+async def list_rooms(store: Store) -> list[dict[str, Any]]:
     """Every stored room, folded from its log, with who is connected to it."""
     rooms = []
     now = time.time()
-    for code in sorted(await server.store.room_codes()):
+    for code in sorted(await store.room_codes()):
         try:
-            events = await server.store.read(code)
+            events = await store.read(code)
         except KingsCornerError:
             continue  # deleted meanwhile
         room = Room.from_events(events)
-        members = await server.store.presence(code)
+        members = await store.presence(code)
         rooms.append(
             {
                 "room": code,
@@ -100,20 +101,22 @@ async def list_rooms(server: GameServer) -> list[dict[str, Any]]:
     return rooms
 
 
-async def on_message(server: GameServer, message: dict[str, Any]) -> None:
+async def on_message(
+    lobby: Lobby, connections: Iterable[RoomConnection], message: dict[str, Any]
+) -> None:
     """Carry out an admin order announced to every process."""
     kind = message.get("kind")
     if kind == "close":
-        live = server.lobby.rooms.get(str(message.get("room")))
+        live = lobby.rooms.get(str(message.get("room")))
         if live is None:
             return
         frame = dumps({"type": "kicked", "room": live.code})
         for conn in live.connections:
             conn.send(frame)
             live.detach(conn, quiet=True)
-        await server.lobby.drop(live.code)
+        await lobby.drop(live.code)
     elif kind == "kick":
-        for conn in list(server.connections):
+        for conn in list(connections):
             if conn.id == message.get("conn"):
                 await conn.ws.close(1008, "closed by an administrator")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from websockets.http11 import Request
 
@@ -25,18 +25,15 @@ from protocol.engine import NEXT_HAND, Options, action_from_text, new_match, pub
 from protocol.engine.match import Match
 from protocol.errors import KingsCornerError
 
-if TYPE_CHECKING:
-    from .app import GameServer
+from .records import Records, today
 
 Reply = tuple[HTTPStatus, dict[str, Any]]
 _ID = re.compile(r"^[A-Za-z0-9-]{1,40}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-async def handle(server: GameServer, request: Request) -> Reply:
+async def handle(records: Records, request: Request) -> Reply:
     """Answer one ``/api/...`` request."""
-    from .app import today
-
     url = urllib.parse.urlsplit(request.path)
     query = dict(urllib.parse.parse_qsl(url.query))
     parts = url.path.strip("/").split("/")
@@ -48,10 +45,10 @@ async def handle(server: GameServer, request: Request) -> Reply:
                 return HTTPStatus.BAD_REQUEST, {
                     "error": "board is daily or alltime; day YYYY-MM-DD"
                 }
-            entries, day = await server.leaderboard(board, day)
+            entries, day = await records.leaderboard(board, day)
             return HTTPStatus.OK, {"board": board, "day": day, "entries": entries}
         if len(parts) in (3, 4) and parts[1] == "matches" and _ID.match(parts[2]):
-            record = await server.store.get_match(parts[2])
+            record = await records.get_match(parts[2])
             if record is None:
                 return HTTPStatus.NOT_FOUND, {"error": "no such match"}
             daily = record.get("daily")
@@ -69,7 +66,7 @@ async def handle(server: GameServer, request: Request) -> Reply:
             and parts[3] == "matches"
             and _ID.match(parts[2])
         ):
-            return HTTPStatus.OK, {"matches": await server.match_summaries(parts[2])}
+            return HTTPStatus.OK, {"matches": await records.match_summaries(parts[2])}
     except KingsCornerError as exc:
         return HTTPStatus.SERVICE_UNAVAILABLE, {"error": exc.code}
     return HTTPStatus.NOT_FOUND, {"error": "unknown path"}

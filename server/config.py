@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,10 +137,25 @@ def load(argv: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Sett
             kind = f.type.replace(" | None", "") if isinstance(f.type, str) else f.type
             values[f.name] = _convert(kind, raw)
     settings = Settings(**values)
-    from .guard import parse_networks
-
     try:
         parse_networks(settings.trusted_proxies)
     except ValueError as exc:
         parser.error(f"--trusted-proxies: {exc}")
     return settings
+
+
+def parse_networks(text: str) -> tuple[Network, ...]:
+    """Comma-separated addresses or networks (``10.0.0.5``, ``172.16.0.0/12``, ``::1``).
+
+    Raises ValueError naming the first entry that is neither.
+    """
+    networks: list[Network] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ValueError(f"{item!r} is not an IP address or network") from None
+    return tuple(networks)

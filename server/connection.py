@@ -1,4 +1,8 @@
-"""One client connection: who it is, where it sits, and its bounded outgoing queue."""
+"""One client connection: who it is, where it sits, and its bounded outgoing queue.
+
+A connection knows nothing of rooms: it holds whichever room object the service that seats
+it binds it to (``Connection[LiveRoom]`` in the server).
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,19 @@ import itertools
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import OPEN
 
 if TYPE_CHECKING:
-    from .live_room import LiveRoom
     from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 _ids = itertools.count(1)
+#: The room object a connection is bound to.
+R = TypeVar("R")
 
 
 class _Close(NamedTuple):
@@ -32,7 +37,7 @@ class _Close(NamedTuple):
 SLOW_CLIENT = 1013
 
 
-class Connection:
+class Connection(Generic[R]):
     """The server's side of one WebSocket: never waits on the client to send.
 
     A frame goes straight to the socket when nothing is waiting and the socket takes
@@ -90,7 +95,7 @@ class Connection:
         self.player_token = ""
         self.player_id = ""
         self.greeted = False
-        self.room: LiveRoom | None = None
+        self.room: R | None = None
         self.seat: int | None = None
         #: The token hash of the seat this connection is bound to: a seat number alone goes
         #: stale when the seat changes hands.

@@ -20,16 +20,16 @@ import ipaddress
 import time
 from collections import OrderedDict, deque
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from .config import Network, Settings, parse_networks
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
-    from .config import Settings
     from .connection import Connection
     from .metrics import Metrics
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 #: The join errors that count as failed joins (a guess that missed).
@@ -60,23 +60,6 @@ class TokenBucket:
             self.tokens -= 1
             return True
         return False
-
-
-def parse_networks(text: str) -> tuple[Network, ...]:
-    """Comma-separated addresses or networks (``10.0.0.5``, ``172.16.0.0/12``, ``::1``).
-
-    Raises ValueError naming the first entry that is neither.
-    """
-    networks: list[Network] = []
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        try:
-            networks.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            raise ValueError(f"{item!r} is not an IP address or network") from None
-    return tuple(networks)
 
 
 def _parse_ip(text: str) -> Address | None:
@@ -150,7 +133,7 @@ class JoinGuard:
             forwarded = ws.request.headers.get_all("X-Forwarded-For")
         return address_key(client_address(peer, forwarded, self.proxies))
 
-    def refused(self, conn: Connection) -> str | None:
+    def refused(self, conn: Connection[Any]) -> str | None:
         """Which limit a new join of ``conn`` is over (``connection``/``address``), if any."""
         now = time.monotonic()
         failures = conn.join_failures
@@ -165,7 +148,7 @@ class JoinGuard:
             return "address"
         return None
 
-    def failed(self, conn: Connection, code: str) -> None:
+    def failed(self, conn: Connection[Any], code: str) -> None:
         """Count one failed join of ``conn``."""
         now = time.monotonic()
         settings = self.settings

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from protocol.codec import dumps
 from protocol.engine import Action, seat_view
 from protocol.errors import ClientError, Conflict, KingsCornerError, RoomNotFound
 
+from .bots import BotRunner
+from .config import Settings
+from .connection import Connection as _Connection
 from .fanout import patches
 from .guard import TokenBucket
+from .records import Person
 from .room import Room, hash_token
-from .store.base import Event, link
-
-if TYPE_CHECKING:
-    from .app import GameServer
-    from .connection import Connection
+from .store.base import Event, Store, link
+from .tasks import Tasks
 
 log = logging.getLogger(__name__)
 Decide = Callable[[Room], list[Event]]
@@ -34,15 +36,29 @@ _RETRIES = 8
 WATCH_CHECK = 1.0
 
 
+@dataclass(frozen=True)
+class RoomContext:
+    """What a loaded room needs of its process, and nothing more."""
+
+    settings: Settings
+    store: Store
+    bots: BotRunner
+    tasks: Tasks
+    #: Keep a finished match (history, leaderboards): ``(record, people, daily)``.
+    record: Callable[[dict[str, Any], list[Person], dict[str, Any] | None], Awaitable[None]]
+    #: Forget a room this process no longer serves (the lobby's registry).
+    forget: Callable[[str], Awaitable[None]]
+
+
 class LiveRoom:
     """One loaded room. All mutation happens under ``lock``, in version order."""
 
-    def __init__(self, server: GameServer, room: Room) -> None:
-        self.server = server
+    def __init__(self, context: RoomContext, room: Room) -> None:
+        self.context = context
         self.room = room
         self.code = room.code
         self.lock = asyncio.Lock()
-        self.viewers: dict[Viewer, set[Connection]] = {}
+        self.viewers: dict[Viewer, set[RoomConnection]] = {}
         self._docs: dict[Viewer, dict[str, Any]] = {}
         self._driver: asyncio.Task[None] | None = None
         self._timer: asyncio.Task[None] | None = None
@@ -62,20 +78,20 @@ class LiveRoom:
         #: Hints computed per seat in the current turn: (turn key, count).
         self.hints_asked: dict[int, tuple[tuple[int, int] | None, int]] = {}
         #: Chat lines this room still accepts from this process's connections.
-        settings = server.settings
+        settings = context.settings
         self.chat_budget = TokenBucket(settings.room_chat_rate, settings.room_chat_burst)
 
     # --- connections -----------------------------------------------------------------
 
     @property
-    def connections(self) -> list[Connection]:
+    def connections(self) -> list[RoomConnection]:
         return [c for conns in self.viewers.values() for c in conns]
 
     @property
     def spectators(self) -> int:
         return len(self.viewers.get(None, ()))
 
-    def attach(self, conn: Connection, token: str | None = None) -> None:
+    def attach(self, conn: RoomConnection, token: str | None = None) -> None:
         """Add ``conn`` as the player whose seat ``token`` opens, or with None as a
         spectator; send ``joined`` then a snapshot (under ``lock``).
 
@@ -102,7 +118,7 @@ class LiveRoom:
             self._expiry.cancel()
             self._expiry = None
 
-    def seat_of(self, conn: Connection) -> int | None:
+    def seat_of(self, conn: RoomConnection) -> int | None:
         """The seat ``conn`` may act for now: the one its token holds, else None.
 
         Commands decide with this, under ``lock``, never with a seat number read earlier.
@@ -115,7 +131,7 @@ class LiveRoom:
             return None
         return seat
 
-    def send_snapshot(self, conn: Connection, doc: dict[str, Any] | None = None) -> None:
+    def send_snapshot(self, conn: RoomConnection, doc: dict[str, Any] | None = None) -> None:
         if doc is None:
             doc = self._docs.get(conn.seat) or self.room.doc(conn.seat)
         conn.version = self.room.version
@@ -123,7 +139,7 @@ class LiveRoom:
             dumps({"type": "snapshot", "room": self.code, "version": conn.version, "doc": doc})
         )
 
-    def detach(self, conn: Connection, quiet: bool = False) -> None:
+    def detach(self, conn: RoomConnection, quiet: bool = False) -> None:
         """Forget ``conn``; start the away grace (unless ``quiet``) or the room expiry."""
         seat = conn.seat
         conns = self.viewers.get(seat)
@@ -133,7 +149,7 @@ class LiveRoom:
                 del self.viewers[seat]
                 self._docs.pop(seat, None)
         conn.room, conn.seat, conn.seat_hash = None, None, None
-        if self.server.closing:
+        if self.context.tasks.closing:
             return  # a restarted server resumes the room; nothing to schedule here
         if seat is not None and seat not in self.viewers and not quiet:
             self._grace[seat] = asyncio.create_task(self._seat_left(seat))
@@ -152,14 +168,14 @@ class LiveRoom:
     # --- changing the room ------------------------------------------------------------
 
     async def commit(
-        self, decide: Decide, actor: Connection | None = None, seq: int | None = None
+        self, decide: Decide, actor: RoomConnection | None = None, seq: int | None = None
     ) -> None:
         """Decide events on the current state, store them, apply them and fan out.
 
         A refusal (:class:`ClientError`) propagates with nothing changed. A version
         conflict with another process is repaired by catching up and deciding again.
         """
-        process = self.server.settings.process_id
+        process = self.context.settings.process_id
         async with self.lock:
             for _ in range(_RETRIES):
                 try:
@@ -177,7 +193,7 @@ class LiveRoom:
                     event["h"] = chained = link(chained, event)
                 announce = {"kind": "changed", "v": expected + len(events), "by": process}
                 try:
-                    version = await self.server.store.append(
+                    version = await self.context.store.append(
                         self.code, expected, events, announce, head=head
                     )
                 except Conflict:
@@ -192,10 +208,8 @@ class LiveRoom:
                     # Exactly one process wins the append that ends a match: it records it.
                     room = self.room
                     log.info("match finished", extra={"room": self.code})
-                    self._spawn(
-                        self.server.record_finished(
-                            room.finished_record(), room.people(), room.daily
-                        )
+                    self.context.tasks.spawn(
+                        self.context.record(room.finished_record(), room.people(), room.daily)
                     )
                 if version != self.room.version:
                     log.warning(
@@ -224,7 +238,7 @@ class LiveRoom:
             for conn in self.connections:
                 self.detach(conn, quiet=True)
                 conn.send(frame)
-            await self.server.drop_room(self.code, delete=False)
+            await self.context.forget(self.code)
             return
         self.after_change()
 
@@ -236,7 +250,7 @@ class LiveRoom:
         history), the room is reloaded from the store and its viewers told.
         """
         room = self.room
-        events = await self.server.store.read(self.code, room.version - 1)
+        events = await self.context.store.read(self.code, room.version - 1)
         if not events or events[0].get("h", "") != room.head:
             await self._reload_locked(rewound=True)
             return True
@@ -246,7 +260,7 @@ class LiveRoom:
         return bool(news)
 
     async def _apply_safely(
-        self, events: list[Event], actor: Connection | None, seq: int | None
+        self, events: list[Event], actor: RoomConnection | None, seq: int | None
     ) -> bool:
         """Apply stored events; if that fails, rebuild the room from the store (False).
 
@@ -267,7 +281,7 @@ class LiveRoom:
         ``rewound``: the store went backwards (or holds another history than ours), so
         changes our viewers saw are undone; each gets a ``rewound`` notice first.
         """
-        events = await self.server.store.read(self.code)
+        events = await self.context.store.read(self.code)
         room = Room.from_events(events)
         before = self.room.version
         log.warning("room %s reloaded at version %d (was %d)", self.code, room.version, before)
@@ -330,7 +344,7 @@ class LiveRoom:
                 del self.viewers[seat]
                 self._docs.pop(seat, None)
 
-    def _apply(self, events: list[Event], actor: Connection | None, seq: int | None) -> None:
+    def _apply(self, events: list[Event], actor: RoomConnection | None, seq: int | None) -> None:
         old_version = self.room.version
         lines: list[dict[str, Any]] = []
         for event in events:
@@ -349,7 +363,7 @@ class LiveRoom:
         self,
         old_version: int,
         lines: list[dict[str, Any]],
-        actor: Connection | None,
+        actor: RoomConnection | None,
         seq: int | None,
     ) -> None:
         new_version = self.room.version
@@ -382,7 +396,7 @@ class LiveRoom:
 
     def after_change(self) -> None:
         """Start whatever the new state calls for: a bot turn, a turn timer, the next hand."""
-        if self.server.closing:
+        if self.context.tasks.closing:
             return
         room = self.room
         phase = room.phase
@@ -404,7 +418,7 @@ class LiveRoom:
         elif phase == "hand_over":
             self._drive()
         if room.settings.public:
-            self._spawn(self._update_listing())
+            self.context.tasks.spawn(self._update_listing())
 
     def _drive(self) -> None:
         if self._driver is None or self._driver.done():
@@ -419,8 +433,8 @@ class LiveRoom:
             log.warning("room %s: driving stopped: %s", self.code, exc.code)
 
     async def _drive_steps(self) -> None:
-        settings = self.server.settings
-        store = self.server.store
+        settings = self.context.settings
+        store = self.context.store
         while True:
             room = self.room
             phase = room.phase
@@ -453,7 +467,7 @@ class LiveRoom:
                 return
             match = self.room.match
             assert match is not None
-            action = await self.server.choose(self._bot_for(seat), seat_view(match, seat))
+            action = await self.context.bots.choose(self._bot_for(seat), seat_view(match, seat))
             await self._try(_act_decider(seat, action))
 
     async def watched(self) -> bool:
@@ -468,9 +482,9 @@ class LiveRoom:
         now = asyncio.get_running_loop().time()
         if now - self._watch_checked >= WATCH_CHECK:
             self._watch_checked = now
-            me = self.server.settings.process_id
+            me = self.context.settings.process_id
             try:
-                members = await self.server.store.presence(self.code)
+                members = await self.context.store.presence(self.code)
             except KingsCornerError:
                 members = []
             # Our own records may be a heartbeat old; our viewers are known exactly.
@@ -488,7 +502,7 @@ class LiveRoom:
             # The daily deal's bots search without a clock: the same moves get the same
             # answers in everyone's room, on a busy machine too.
             seed, timed = self.room.bot_seed(seat), self.room.daily is None
-            bot = self._bots[seat] = self.server.make_bot(level, seed, timed)
+            bot = self._bots[seat] = self.context.bots.make(level, seed, timed)
         return bot
 
     async def _try(self, decide: Decide) -> None:
@@ -504,7 +518,7 @@ class LiveRoom:
 
     async def _turn_timer(self, turn_key: tuple[int, int] | None, seconds: float) -> None:
         await asyncio.sleep(seconds)
-        settings = self.server.settings
+        settings = self.context.settings
         if turn_key is None or self.room.turn_key != turn_key:
             return
         if not await self.watched():
@@ -512,7 +526,7 @@ class LiveRoom:
             if self._timer_turn == turn_key:
                 self._timer_turn = None
             return
-        if await self.server.store.lead(self.code, settings.process_id, settings.lease):
+        if await self.context.store.lead(self.code, settings.process_id, settings.lease):
             await self._try(lambda r: r.decide_timeout(turn_key, settings.idle_turns))
 
     async def _seat_left(self, seat: int) -> None:
@@ -524,19 +538,19 @@ class LiveRoom:
         if s is None or s.kind != "human":
             return
         await self._try(lambda r: _presence(r, seat, False))
-        await asyncio.sleep(self.server.settings.grace)
+        await asyncio.sleep(self.context.settings.grace)
         if not self.seat_connected(seat) and not await self._present_elsewhere(seat):
             await self._try(lambda r: _away(r, seat) + r.decide_host(seat))
 
     async def _present_elsewhere(self, seat: int) -> bool:
-        members = await self.server.store.presence(self.code)
+        members = await self.context.store.presence(self.code)
         return any(m.get("seat") == seat and m.get("role") == "player" for m in members)
 
     async def tick(self) -> None:
         """One maintenance round: fold in anything missed, restart a driver a dead process
         left behind, and notice seats whose process died (their presence expired)."""
         await self.catch_up()
-        settings = self.server.settings
+        settings = self.context.settings
         connected = [
             i
             for i, s in enumerate(self.room.seats)
@@ -545,7 +559,7 @@ class LiveRoom:
         if all(self.seat_connected(seat) for seat in connected):
             self._missing.clear()
             return  # the common case: every such seat is connected here, no need to ask
-        members = await self.server.store.presence(self.code)
+        members = await self.context.store.presence(self.code)
         present = {m.get("seat") for m in members if m.get("role") == "player"}
         for seat in connected:
             gone = seat not in present and not self.seat_connected(seat)
@@ -555,16 +569,17 @@ class LiveRoom:
                 self._missing.add(seat)  # absent twice in a row before we act on it
             elif (
                 seat not in self._grace or self._grace[seat].done()
-            ) and await self.server.store.lead(self.code, settings.process_id, settings.lease):
+            ) and await self.context.store.lead(self.code, settings.process_id, settings.lease):
                 self._grace[seat] = asyncio.create_task(self._seat_left(seat))
 
     async def seat_returned(self, seat: int) -> None:
         await self._try(lambda r: _presence(r, seat, True))
 
     async def _expire(self) -> None:
-        await asyncio.sleep(self.server.settings.room_ttl)
-        if not self.viewers and not await self.server.store.presence(self.code):
-            await self.server.drop_room(self.code, delete=True)
+        await asyncio.sleep(self.context.settings.room_ttl)
+        if not self.viewers and not await self.context.store.presence(self.code):
+            await self.context.forget(self.code)
+            await self.context.store.delete_room(self.code)
 
     async def _update_listing(self) -> None:
         if not self.room.settings.public:
@@ -572,12 +587,7 @@ class LiveRoom:
         summary = self.room.summary(self.spectators) if self.room.phase != "finished" else None
         if summary != self._listed:
             self._listed = summary
-            await self.server.store.set_listing(self.code, summary)
-
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self.server.tasks.add(task)
-        task.add_done_callback(self.server.tasks.discard)
+            await self.context.store.set_listing(self.code, summary)
 
     def close(self) -> None:
         for task in (self._driver, self._timer, self._expiry, *self._grace.values()):
@@ -601,3 +611,7 @@ def _away(room: Room, seat: int) -> list[Event]:
 
 def _act_decider(seat: int, action: Action) -> Decide:
     return lambda room: room.decide_act(seat, action, by_bot=True)
+
+
+#: A connection as the server's rooms bind it.
+RoomConnection: TypeAlias = _Connection[LiveRoom]

@@ -1,4 +1,9 @@
-"""Rooms this process serves, and getting people into them: create, join, quick play."""
+"""Rooms this process serves, and getting people into them: create, join, watch, quick play.
+
+The lobby is the registry of loaded rooms: it loads a room from the store when someone
+asks for it, hands every :class:`LiveRoom` the narrow :class:`RoomContext` it works with,
+and routes the store's announcements about a room to it.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +11,21 @@ import asyncio
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol.codec import dumps
 from protocol.engine import Options, new_match
 from protocol.errors import BadOptions, RoomFull, RoomNotFound
 from protocol.messages import Level, RoomOptions
 
-from .live_room import LiveRoom
+from .bots import BotRunner
+from .config import Settings
+from .live_room import LiveRoom, RoomConnection, RoomContext
+from .metrics import Metrics
+from .records import Records
 from .room import Room, bot_seat_event, create_event, new_code, new_token
-
-if TYPE_CHECKING:
-    from .app import GameServer
-    from .connection import Connection
-
+from .store.base import Message, Store
+from .tasks import Tasks
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +33,28 @@ log = logging.getLogger(__name__)
 class Lobby:
     """The registry of loaded rooms, over the store."""
 
-    def __init__(self, server: GameServer) -> None:
-        self.server = server
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        bots: BotRunner,
+        records: Records,
+        tasks: Tasks,
+        metrics: Metrics,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._bots = bots
+        self._tasks = tasks
+        self._metrics = metrics
+        self._context = RoomContext(
+            settings, store, bots, tasks, record=records.record_finished, forget=self.drop
+        )
         self.rooms: dict[str, LiveRoom] = {}
         #: Loads in flight, one per code, shared by everyone asking meanwhile; each entry
         #: goes when its load ends, so codes that name no room leave nothing behind.
         self._loading: dict[str, asyncio.Future[LiveRoom]] = {}
-        self._waiting: dict[str, Connection] = {}
+        self._waiting: dict[str, RoomConnection] = {}
 
     async def get(self, code: str) -> LiveRoom:
         """The loaded room ``code``, loading it from the store if needed.
@@ -51,12 +72,11 @@ class Lobby:
 
     def _start_load(self, code: str) -> asyncio.Future[LiveRoom]:
         loading = self._loading[code] = asyncio.ensure_future(self._load(code))
-        self.server.tasks.add(loading)
+        self._tasks.track(loading)
         loading.add_done_callback(lambda done: self._loaded(code, done))
         return loading
 
     def _loaded(self, code: str, done: asyncio.Future[LiveRoom]) -> None:
-        self.server.tasks.discard(done)
         if self._loading.get(code) is done:
             del self._loading[code]
         if not done.cancelled():
@@ -66,11 +86,11 @@ class Lobby:
         live = self.rooms.get(code)
         if live is not None:
             return live
-        events = await self.server.store.read(code)
+        events = await self._store.read(code)
         room = Room.from_events(events)
-        live = LiveRoom(self.server, room)
+        live = LiveRoom(self._context, room)
         self.rooms[code] = live
-        await self.server.store.subscribe(f"room:{code}")
+        await self._store.subscribe(f"room:{code}")
         # Events may have landed between the read and the subscription.
         await live.catch_up()
         return live
@@ -84,7 +104,7 @@ class Lobby:
             raise BadOptions("bots lists at most one level per seat.")
         for _ in range(20):
             code = new_code()
-            if await self.server.store.create_room(code, create_event(code, settings, daily)):
+            if await self._store.create_room(code, create_event(code, settings, daily)):
                 break
         else:  # pragma: no cover - 25**6 codes
             raise RoomFull("Could not find a free room code.")
@@ -97,7 +117,7 @@ class Lobby:
             await live.commit(lambda r: bots)
         return live
 
-    async def join_seat(self, conn: Connection, live: LiveRoom, seat: int | None) -> str:
+    async def join_seat(self, conn: RoomConnection, live: LiveRoom, seat: int | None) -> str:
         """Seat ``conn`` as a new player; return its secret token."""
         token = new_token()
         placed: list[int] = []
@@ -115,53 +135,87 @@ class Lobby:
         await live.seat_returned(placed[0])
         return token
 
+    async def rejoin(self, conn: RoomConnection, code: str, token: str) -> None:
+        """Take ``conn`` back to the seat ``token`` belongs to, hand intact."""
+        live = await self.get(code)
+        live.room.seat_of_token(token)  # refuse a bad token before waiting for the lock
+        async with live.lock:
+            live.attach(conn, token)
+            seat = conn.seat
+        if seat is not None:
+            await live.seat_returned(seat)
+
+    async def spectate(self, conn: RoomConnection, live: LiveRoom) -> None:
+        """Add ``conn`` to ``live`` as a spectator, within ``max_spectators``."""
+        if live.spectators >= self._settings.max_spectators:
+            raise RoomFull("This room has as many spectators as it allows.")
+        async with live.lock:
+            live.attach(conn)
+        live.after_change()  # a room paused for want of viewers plays on (LiveRoom.watched)
+
+    async def announced(self, code: str, message: Message) -> None:
+        """Another process's announcement about room ``code``: new events, or a chat line."""
+        live = self.rooms.get(code)
+        if live is None:
+            return
+        kind = message.get("kind")
+        if kind == "changed" and message.get("v", 0) > live.room.version:
+            await live.catch_up()
+        elif kind == "chat":
+            frame = dumps(
+                {"type": "chat", **{k: message[k] for k in ("room", "seat", "name", "text")}}
+            )
+            for conn in live.connections:
+                conn.send(frame)
+
     async def drop(self, code: str) -> None:
+        """Stop serving room ``code`` here (the store keeps it)."""
         live = self.rooms.pop(code, None)
         if live is not None:
             live.close()
-            await self.server.store.unsubscribe(f"room:{code}")
+            await self._store.unsubscribe(f"room:{code}")
 
     # --- quick play ---------------------------------------------------------------------
 
-    async def enqueue(self, conn: Connection, seats: int) -> None:
+    async def enqueue(self, conn: RoomConnection, seats: int) -> None:
         ticket_id = secrets.token_hex(8)
         ticket: dict[str, Any] = {
             "id": ticket_id,
             "name": conn.name,
             "player": conn.player_id,
-            "process": self.server.settings.process_id,
+            "process": self._settings.process_id,
             "at": time.time(),
         }
         conn.ticket = (seats, ticket_id)
         conn.queued_at = time.monotonic()
         self._waiting[ticket_id] = conn
-        await self.server.store.queue_join(seats, ticket)
+        await self._store.queue_join(seats, ticket)
         conn.send(dumps({"type": "queued", "seats": seats}))
-        taken = await self.server.store.queue_take(seats, seats, seats)
+        taken = await self._store.queue_take(seats, seats, seats)
         if taken:
             await self._form(seats, taken)
         else:
-            self.server.spawn(self._fill_later(seats, ticket_id))
+            self._tasks.spawn(self._fill_later(seats, ticket_id))
 
-    async def cancel(self, conn: Connection) -> None:
+    async def cancel(self, conn: RoomConnection) -> None:
         if conn.ticket is None:
             return
         seats, ticket_id = conn.ticket
         conn.ticket = None
         self._waiting.pop(ticket_id, None)
-        await self.server.store.queue_leave(seats, ticket_id)
+        await self._store.queue_leave(seats, ticket_id)
 
     async def _fill_later(self, seats: int, ticket_id: str) -> None:
-        await asyncio.sleep(self.server.settings.queue_wait)
+        await asyncio.sleep(self._settings.queue_wait)
         if ticket_id not in self._waiting:
             return
-        taken = await self.server.store.queue_take(seats, 1, seats)
+        taken = await self._store.queue_take(seats, 1, seats)
         if taken:
             await self._form(seats, taken)
 
     async def _form(self, seats: int, tickets: list[dict[str, Any]]) -> None:
         """Create a room for ``tickets`` (bots in the other seats) and tell each player."""
-        level: Level = "medium" if "medium" in self.server.bot_levels else "heuristic"
+        level: Level = "medium" if "medium" in self._bots.levels else "heuristic"
         bots: list[Level | None] = [None] * len(tickets)
         bots += [level] * (seats - len(tickets))
         settings = RoomOptions(seats=seats, bots=bots)
@@ -185,10 +239,10 @@ class Lobby:
                 "seat": i,
                 "token": token,
             }
-            if ticket["process"] == self.server.settings.process_id:
+            if ticket["process"] == self._settings.process_id:
                 await self.matched(message)
             else:
-                await self.server.store.publish(f"proc:{ticket['process']}", message)
+                await self._store.publish(f"proc:{ticket['process']}", message)
 
     async def matched(self, message: dict[str, Any]) -> None:
         """A table formed for one of our waiting tickets: take the player to its seat."""
@@ -196,11 +250,11 @@ class Lobby:
         if conn is None or conn.ws.state.name != "OPEN":
             return
         if conn.queued_at is not None:
-            self.server.metrics.queue_wait.observe(time.monotonic() - conn.queued_at)
+            self._metrics.queue_wait.observe(time.monotonic() - conn.queued_at)
             conn.queued_at = None
         conn.ticket = None
         conn.rooms_created += 1  # a table given counts like one created (rooms_per_connection)
-        await self.server.rejoin(conn, message["room"], message["token"])
+        await self.rejoin(conn, message["room"], message["token"])
 
     def waiting_by_size(self) -> dict[int, int]:
         """Quick-play tickets this process holds, by table size."""
@@ -211,7 +265,7 @@ class Lobby:
         return counts
 
     async def listings(self) -> list[dict[str, Any]]:
-        rooms = await self.server.store.listings()
+        rooms = await self._store.listings()
         return sorted(rooms, key=lambda r: (r["phase"] != "lobby", r["room"]))[:100]
 
 

@@ -8,15 +8,12 @@ operations): never room codes or names.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
-
-if TYPE_CHECKING:
-    from .app import GameServer
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -106,9 +103,16 @@ class Metrics:
             child = self._children[key] = metric.labels(*labels)
         return child
 
-    def watch(self, server: GameServer) -> None:
-        """Add the gauges read from the live server at scrape time."""
-        self.registry.register(_LiveGauges(server))
+    def watch(
+        self,
+        roles: Callable[[], Iterable[str]],
+        phases: Callable[[], Iterable[str]],
+        waiting: Callable[[], Mapping[int, int]],
+        store_up: Callable[[], bool],
+    ) -> None:
+        """Add the gauges read at scrape time: the role of every open connection, the phase
+        of every loaded room, quick-play tickets waiting by table size, the store's health."""
+        self.registry.register(_LiveGauges(self, roles, phases, waiting, store_up))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -137,14 +141,22 @@ class _StoreTimer:
 class _LiveGauges(Collector):
     """Connections by role, rooms by phase and queue lengths, counted when scraped."""
 
-    def __init__(self, server: GameServer) -> None:
-        self.server = server
+    def __init__(
+        self,
+        metrics: Metrics,
+        roles: Callable[[], Iterable[str]],
+        phases: Callable[[], Iterable[str]],
+        waiting: Callable[[], Mapping[int, int]],
+        store_up: Callable[[], bool],
+    ) -> None:
+        self.metrics = metrics
+        self.roles, self.phases, self.waiting, self.store_up = roles, phases, waiting, store_up
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         roles = GaugeMetricFamily("kc_connections", "Open connections by role", labels=["role"])
         counts: dict[str, int] = {"player": 0, "spectator": 0, "none": 0}
-        for conn in self.server.connections:
-            counts[conn.role] = counts.get(conn.role, 0) + 1
+        for role in self.roles():
+            counts[role] = counts.get(role, 0) + 1
         for role, n in counts.items():
             roles.add_metric([role], n)
         yield roles
@@ -152,21 +164,21 @@ class _LiveGauges(Collector):
             "kc_rooms", "Rooms loaded in this process by phase", labels=["phase"]
         )
         by_phase: dict[str, int] = {"lobby": 0, "playing": 0, "hand_over": 0, "finished": 0}
-        for live in self.server.lobby.rooms.values():
-            by_phase[live.room.phase] += 1
+        for phase in self.phases():
+            by_phase[phase] += 1
         for phase, n in by_phase.items():
             phases.add_metric([phase], n)
         yield phases
         waiting = GaugeMetricFamily(
             "kc_matchmaking_waiting", "Quick-play tickets waiting in this process", labels=["seats"]
         )
-        for seats, n in self.server.lobby.waiting_by_size().items():
+        for seats, n in self.waiting().items():
             waiting.add_metric([str(seats)], n)
         yield waiting
         up = GaugeMetricFamily("kc_store_up", "1 when the store answered the last check")
-        up.add_metric([], 1 if self.server.store_up else 0)
+        up.add_metric([], 1 if self.store_up() else 0)
         yield up
-        metrics = self.server.metrics
+        metrics = self.metrics
         yield CounterMetricFamily(
             "kc_sent_bytes", "Bytes of frames queued to clients", value=metrics.bytes_out
         )

@@ -7,6 +7,11 @@ everything (through the rules engine for game actions) and raises a
 appends the events to the store at the expected version, then applies them.
 
 Which command is allowed in which phase is one table, :data:`ALLOWED`.
+
+Longer than our ~600-line guide on purpose: the ``decide_*`` methods and the ``_on_*``
+handlers of the events they make are one state machine over one set of fields, read
+against each other and against :data:`ALLOWED`; split into mixins, each half would need the
+other's fields declared again and the invariants would live in two files.
 """
 
 from __future__ import annotations

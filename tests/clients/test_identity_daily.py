@@ -16,7 +16,8 @@ from clients.terminal.app import amain
 from clients.terminal.render import render_leaderboard, render_matches
 from clients.terminal.replay import ReplayError, fetch_record
 from clients.terminal.tokens import KEEP, Saved, TokenFile
-from server.app import port_of, start_server, today
+from server.app import port_of, start_server
+from server.records import today
 from tests.clients.test_terminal import Screen
 from tests.server.conftest import make_settings
 

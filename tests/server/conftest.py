@@ -42,15 +42,22 @@ test_settings.__test__ = False  # type: ignore[attr-defined]
 
 @pytest.fixture(params=["memory", "redis"])
 async def server(request: pytest.FixtureRequest) -> AsyncIterator[GameServer]:
-    """A live server on each store: the embedded one and a real Redis (private prefix)."""
+    """A live server on each store: the embedded one and a real Redis (private prefix).
+
+    ``@pytest.mark.settings(name=value, ...)`` on a test (or a module's ``pytestmark``)
+    starts it with those settings changed.
+    """
+    marker = request.node.get_closest_marker("settings")
+    changes: dict[str, object] = dict(marker.kwargs) if marker is not None else {}
     if request.param == "memory":
-        game = await start_server(make_settings())
+        game = await start_server(make_settings(**changes))
         yield game
         await game.shutdown()
         return
     url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
     prefix = f"kc-test-{uuid.uuid4().hex[:12]}"
-    game = await start_server(make_settings(redis_url=url, redis_prefix=prefix, tick=0.2))
+    changes = {"tick": 0.2, **changes}
+    game = await start_server(make_settings(redis_url=url, redis_prefix=prefix, **changes))
     try:
         yield game
     finally:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import random
 import urllib.error
@@ -29,11 +28,8 @@ def get(game: GameServer, path: str) -> tuple[int, dict[str, object]]:
         return int(exc.code), json.load(exc)
 
 
-@pytest.fixture(autouse=True)
-def quick_daily(server: GameServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Short daily matches against quick bots, so the tests finish fast."""
-    quick = dataclasses.replace(server.settings, daily_target=3, daily_level="random")
-    monkeypatch.setattr(server, "settings", quick)
+#: Short daily matches against quick bots, so the tests finish fast.
+pytestmark = pytest.mark.settings(daily_target=3, daily_level="random")
 
 
 def first_frame(c: GameClient, kind: str) -> dict[str, object]:

@@ -11,7 +11,6 @@ import dataclasses
 import os
 import random
 import uuid
-from typing import Any
 
 import pytest
 
@@ -27,10 +26,6 @@ from .test_match_flow import next_mover
 
 #: Long enough that a room that should be paused would have moved on many times.
 STILL = 1.2
-
-
-def limit(server: GameServer, monkeypatch: pytest.MonkeyPatch, **changes: Any) -> None:
-    monkeypatch.setattr(server, "settings", dataclasses.replace(server.settings, **changes))
 
 
 async def refused(c: GameClient, message: dict[str, object]) -> str:
@@ -61,10 +56,10 @@ async def until_a_bot_acted(server: GameServer, c: GameClient) -> None:
 # --- rooms per connection ------------------------------------------------------------------
 
 
+@pytest.mark.settings(rooms_per_connection=2, daily_level="random", daily_target=3)
 async def test_daily_counts_against_the_rooms_per_connection(
     server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    limit(server, monkeypatch, rooms_per_connection=2, daily_level="random", daily_target=3)
     ana = await client("Ana")
     await ana.create(seats=2)
     await leave(ana)
@@ -77,10 +72,10 @@ async def test_daily_counts_against_the_rooms_per_connection(
     assert len(server.lobby.rooms) == rooms
 
 
+@pytest.mark.settings(rooms_per_connection=1, daily_level="random", daily_target=3)
 async def test_a_refused_daily_keeps_the_ranked_try(
     server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    limit(server, monkeypatch, rooms_per_connection=1, daily_level="random", daily_target=3)
     ana = await client("Ana")
     await ana.create(seats=2)
     await leave(ana)
@@ -96,10 +91,10 @@ async def test_a_refused_daily_keeps_the_ranked_try(
         await again.close()
 
 
+@pytest.mark.settings(rooms_per_connection=1)
 async def test_quick_play_is_refused_at_the_limit_and_a_table_counts(
     server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    limit(server, monkeypatch, rooms_per_connection=1)
     full = await client("Ana")
     await full.create(seats=2)
     await leave(full)
@@ -154,10 +149,10 @@ async def test_bots_stop_when_nobody_watches_and_play_on_for_a_spectator(
     assert live.room.seats[0] is not None and live.room.seats[0].away
 
 
+@pytest.mark.settings(hand_pause=0.6)
 async def test_the_next_hand_waits_for_someone_to_watch(
     server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    limit(server, monkeypatch, hand_pause=0.6)
     ana = await client("Ana")
     code = await ana.create(seats=2, target=500, bots=[None, "heuristic"])
     await ana.start()
@@ -174,10 +169,10 @@ async def test_the_next_hand_waits_for_someone_to_watch(
     await lou.until(lambda c: c.doc is not None and c.doc["room"]["phase"] == "playing")
 
 
+@pytest.mark.settings(grace=60.0)  # Ana stays "disconnected", not away
 async def test_a_turn_timer_waits_for_someone_to_watch(
     server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    limit(server, monkeypatch, grace=60.0)  # Ana stays "disconnected", not away
     ana = await client("Ana")
     code = await ana.create(seats=2, target=500, bots=[None, "heuristic"], turn_timer=0.25)
     await ana.start()
@@ -232,6 +227,7 @@ async def test_a_spectator_on_another_process_keeps_the_bots_playing() -> None:
 # --- bots in worker processes --------------------------------------------------------------
 
 
+@pytest.mark.settings(daily_level="medium", daily_target=60)
 async def test_daily_bots_answer_as_one_bot_object_asked_in_order(
     server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -239,7 +235,6 @@ async def test_daily_bots_answer_as_one_bot_object_asked_in_order(
     decide exactly as one bot object per seat would, without a clock: the same moves get the
     same answers in everyone's room, however busy the machine. ``medium`` draws from its
     random stream on every turn it plans."""
-    limit(server, monkeypatch, daily_level="medium", daily_target=60)
     ana = await client("Ana")
     await ana.send({"type": "daily"})
     await ana.until(lambda c: c.game is not None)
@@ -278,13 +273,13 @@ async def test_the_workers_start_at_the_first_bot_decision_and_stop_at_shutdown(
     try:
         c = await GameClient(f"ws://127.0.0.1:{port_of(game)}/", "Ana").connect()
         code = await c.create(seats=2)
-        assert not game._bot_pool.started  # a server without bots never starts a worker
+        assert not game.bots.pool.started  # a server without bots never starts a worker
         await c.request({"type": "add_bot", "seat": 1, "level": "heuristic"}, "patch")
         await c.start()
         await c.until(lambda cl: cl.game is not None)
         await until_a_bot_acted(game, c)
-        assert game.lobby.rooms[code].room.match is not None and game._bot_pool.started
-        executor = game._bot_pool._executor
+        assert game.lobby.rooms[code].room.match is not None and game.bots.pool.started
+        executor = game.bots.pool._executor
         assert executor is not None
         # Each worker runs at a lower priority than the server (os.nice(0) reads it).
         niceness = await asyncio.wrap_future(executor.submit(os.nice, 0))
@@ -344,7 +339,7 @@ async def test_a_killed_worker_is_replaced(
     await ana.create(seats=2, target=500, bots=[None, "heuristic"])
     await ana.start()
     await until_a_bot_acted(server, ana)
-    executor = server._bot_pool._executor
+    executor = server.bots.pool._executor
     assert executor is not None
     for pid in list(getattr(executor, "_processes", {})):
         os.kill(pid, 9)
@@ -360,4 +355,4 @@ async def test_a_killed_worker_is_replaced(
         assert any(e["e"] == "act" and e.get("by") == "bot" for e in events)
     assert len(await server.store.read(ana.room)) > acted
     assert any("worker process died" in r.getMessage() for r in caplog.records)
-    assert server._bot_pool._executor is not executor
+    assert server.bots.pool._executor is not executor

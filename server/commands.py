@@ -1,0 +1,451 @@
+"""What each client message does: one function per message type, and the table of them.
+
+Every function receives the process's :class:`Services`, the connection that sent the
+message and the validated message. A refusal is raised as a
+:class:`~protocol.errors.ClientError` (the socket layer answers it, with nothing changed);
+a change to a room goes through :meth:`LiveRoom.commit`, which decides it under the room's
+lock from the seat the connection holds *then*.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.codec import dumps
+from protocol.engine import action_from_wire, seat_view
+from protocol.errors import (
+    AlreadyInRoom,
+    BadMessage,
+    BadToken,
+    ClientError,
+    KingsCornerError,
+    NotHello,
+    NotInRoom,
+    NotSeated,
+    NotYourTurn,
+    RateLimited,
+    RoomNotFound,
+    TooManyRooms,
+    UnsupportedVersion,
+)
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    Act,
+    AddBot,
+    Back,
+    CancelQuickPlay,
+    Chat,
+    ClientMessage,
+    Configure,
+    Create,
+    Daily,
+    Hello,
+    Hint,
+    Join,
+    Kick,
+    Leaderboard,
+    Leave,
+    ListRooms,
+    Lock,
+    MyMatches,
+    NextHand,
+    QuickPlay,
+    Ready,
+    Rematch,
+    RemoveBot,
+    Resync,
+    Sit,
+    Start,
+)
+
+from .bots import BotRunner
+from .config import Settings
+from .guard import JoinGuard
+from .live_room import LiveRoom, RoomConnection
+from .lobby import Lobby
+from .metrics import Metrics
+from .records import Records
+from .room import Room, check_phase
+from .store.base import Event, Store
+
+log = logging.getLogger(__name__)
+SERVER_NAME = "kings-corner/0.1"
+#: Close code after repeated rate-limit violations (and too many failed joins).
+POLICY_VIOLATION = 1008
+
+
+@dataclass(frozen=True)
+class Services:
+    """The parts of the process that client messages act on."""
+
+    settings: Settings
+    store: Store
+    metrics: Metrics
+    guard: JoinGuard
+    lobby: Lobby
+    records: Records
+    bots: BotRunner
+
+
+def player_id(token: str) -> str:
+    """The public id of a secret player token."""
+    return hashlib.sha256(b"player:" + token.encode()).hexdigest()[:16]
+
+
+def refuse(conn: RoomConnection, exc: KingsCornerError, seq: int | None) -> None:
+    """Answer ``conn`` with the ``error`` for ``exc`` (``seq``: the request's, if any)."""
+    conn.send(dumps({"type": "error", "code": exc.code, "message": exc.message, "seq": seq}))
+
+
+async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) -> None:
+    """Carry out ``message`` for ``conn``: ``hello`` first, then anything in the table."""
+    if isinstance(message, Hello):
+        hello(conn, message)
+        return
+    if not conn.greeted:
+        raise NotHello()
+    handler = HANDLERS.get(type(message))
+    if handler is None:  # pragma: no cover - every message type has a handler
+        raise BadMessage()
+    await handler(s, conn, message)
+
+
+def hello(conn: RoomConnection, message: Hello) -> None:
+    if message.version not in SUPPORTED_VERSIONS:
+        raise UnsupportedVersion(f"This server speaks protocol version {PROTOCOL_VERSION}.")
+    name = clean(message.name)
+    if not name:
+        raise BadMessage("A name needs at least one visible character.")
+    conn.name = name
+    # A second hello without a token keeps the identity this connection has.
+    conn.player_token = message.player or conn.player_token or secrets.token_urlsafe(24)
+    conn.player_id = player_id(conn.player_token)
+    conn.greeted = True
+    welcome = {
+        "type": "welcome",
+        "version": PROTOCOL_VERSION,
+        "server": SERVER_NAME,
+        "player": conn.player_token,
+        "player_id": conn.player_id,
+    }
+    conn.send(dumps(welcome))
+
+
+# --- getting into rooms ---------------------------------------------------------------
+
+
+def _may_get_room(s: Services, conn: RoomConnection) -> None:
+    """Refuse a new room to a connection that was given ``rooms_per_connection``
+    already: created, daily deals and quick-play tables all count."""
+    limit = s.settings.rooms_per_connection
+    if conn.rooms_created >= limit:
+        raise TooManyRooms(
+            f"A connection may create {limit} rooms (daily deals and quick play count too)."
+        )
+
+
+def _not_in_room(conn: RoomConnection) -> None:
+    if conn.room is not None:
+        raise AlreadyInRoom()
+    if conn.ticket is not None:
+        raise AlreadyInRoom("You are waiting for quick play; cancel it first.")
+
+
+def _room(conn: RoomConnection) -> LiveRoom:
+    if conn.room is None:
+        raise NotInRoom()
+    return conn.room
+
+
+def _seated(live: LiveRoom, conn: RoomConnection) -> int:
+    """The seat ``conn`` holds now in ``live`` (see :meth:`LiveRoom.seat_of`), or refuse."""
+    seat = live.seat_of(conn)
+    if seat is None:
+        raise NotSeated()
+    return seat
+
+
+async def create(s: Services, conn: RoomConnection, msg: Create) -> None:
+    _not_in_room(conn)
+    _may_get_room(s, conn)
+    live = await s.lobby.create(msg.options)
+    conn.rooms_created += 1
+    if msg.spectate:
+        await s.lobby.spectate(conn, live)
+    else:
+        await s.lobby.join_seat(conn, live, None)
+
+
+async def join(s: Services, conn: RoomConnection, msg: Join) -> None:
+    _not_in_room(conn)
+    limit = s.guard.refused(conn)
+    if limit is not None:
+        # Guessing codes: refuse without looking anything up, and hang up.
+        s.metrics.count(s.metrics.join_limited, limit)
+        log.info("closing after too many failed joins (%s)", limit, extra={"limit": limit})
+        refuse(conn, RateLimited("Too many failed joins; wait a minute before trying again."), None)
+        conn.close_after_queue(POLICY_VIOLATION, "too many failed joins")
+        return
+    try:
+        if msg.token is not None:
+            await s.lobby.rejoin(conn, msg.room, msg.token)
+            return
+        live = await s.lobby.get(msg.room)
+        if msg.spectate:
+            await s.lobby.spectate(conn, live)
+            return
+        await s.lobby.join_seat(conn, live, msg.seat)
+    except (RoomNotFound, BadToken) as exc:
+        s.guard.failed(conn, exc.code)
+        raise
+
+
+async def sit(s: Services, conn: RoomConnection, msg: Sit) -> None:
+    live = _room(conn)
+    if conn.seat is None:
+        # join_seat moves the spectator only once the seat is really theirs.
+        await s.lobby.join_seat(conn, live, msg.seat)
+        return
+    # Every connection of the seat follows it there (LiveRoom rebinds them).
+    await live.commit(lambda r: [r.decide_move_seat(_seated(live, conn), msg.seat)])
+
+
+async def leave(s: Services, conn: RoomConnection, msg: Leave) -> None:
+    live = _room(conn)
+    code, digest = live.code, conn.seat_hash
+    async with live.lock:
+        live.detach(conn, quiet=True)
+
+    def decide(room: Room) -> list[Event]:
+        # The seat this person holds when the leave is decided, not when it was asked.
+        seat = room.seat_of_hash(digest)
+        return [] if seat is None else [room.decide_leave(seat)]
+
+    if digest is not None:
+        await live.commit(decide)
+    conn.send(dumps({"type": "left", "room": code}))
+
+
+async def quick_play(s: Services, conn: RoomConnection, msg: QuickPlay) -> None:
+    _not_in_room(conn)
+    _may_get_room(s, conn)  # the table formed for it counts (Lobby.matched)
+    await s.lobby.enqueue(conn, msg.seats)
+
+
+async def cancel_quick_play(s: Services, conn: RoomConnection, msg: CancelQuickPlay) -> None:
+    await s.lobby.cancel(conn)
+    # The answer whether or not a ticket was waiting: you are not in the queue now.
+    conn.send(dumps({"type": "queued", "seats": None}))
+
+
+async def list_rooms(s: Services, conn: RoomConnection, msg: ListRooms) -> None:
+    conn.send(dumps({"type": "rooms", "rooms": await s.lobby.listings()}))
+
+
+async def daily(s: Services, conn: RoomConnection, msg: Daily) -> None:
+    _not_in_room(conn)
+    _may_get_room(s, conn)  # before claiming: a refused daily keeps the ranked try
+    options, deal = await s.records.daily_deal(conn.player_id)
+    live = await s.lobby.create(options, deal)
+    conn.rooms_created += 1
+    await s.lobby.join_seat(conn, live, 0)
+    await live.commit(lambda r: r.decide_start(0, None))
+
+
+# --- playing --------------------------------------------------------------------------
+
+
+async def start(s: Services, conn: RoomConnection, msg: Start) -> None:
+    live = _room(conn)
+    await live.commit(lambda r: r.decide_start(live.seat_of(conn), msg.fill))
+
+
+async def act(s: Services, conn: RoomConnection, msg: Act) -> None:
+    started = time.perf_counter()
+    live = _room(conn)
+    metrics = s.metrics
+    try:
+        action = action_from_wire(msg.action.model_dump(by_alias=True))
+        await live.commit(
+            lambda r: r.decide_act(live.seat_of(conn), action), actor=conn, seq=msg.seq
+        )
+    except ClientError as exc:
+        metrics.count(metrics.actions, "refused", exc.code)
+        raise
+    metrics.count(metrics.actions, "accepted", "")
+    metrics.act_latency.observe(time.perf_counter() - started)
+    if log.isEnabledFor(logging.DEBUG):
+        # The action is public once accepted (the card is on the table now).
+        log.debug("accepted %s", action.text(), extra={"action": action.text()})
+
+
+async def next_hand(s: Services, conn: RoomConnection, msg: NextHand) -> None:
+    live = _room(conn)
+
+    def decide(room: Room) -> list[Event]:
+        _seated(live, conn)
+        return [room.decide_next_hand()]
+
+    await live.commit(decide)
+
+
+async def resync(s: Services, conn: RoomConnection, msg: Resync) -> None:
+    live = _room(conn)
+    async with live.lock:
+        live.send_snapshot(conn)
+
+
+async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
+    live = _room(conn)
+    if conn.seat is None:
+        raise NotSeated()
+    check_phase(live.room.phase, "hint")
+    room = live.room
+    assert room.match is not None
+    seat = conn.seat
+    if room.match.position.turn != seat:
+        raise NotYourTurn("Hints are for your own turn.")
+    cached = live.hints.get(seat)
+    if cached is not None and cached[0] == room.version:
+        action = cached[1]
+    else:
+        asked = live.hints_asked.get(seat)
+        count = asked[1] + 1 if asked is not None and asked[0] == room.turn_key else 1
+        if count > s.settings.hints_per_turn:
+            raise RateLimited(f"At most {s.settings.hints_per_turn} hints per turn.")
+        live.hints_asked[seat] = (room.turn_key, count)
+        action = await s.bots.hint(seat_view(room.match, seat))
+        live.hints[seat] = (room.version, action)
+    if live.seat_of(conn) != seat:
+        raise NotSeated()  # the seat changed hands while the hint was computed
+    conn.send(dumps({"type": "hint", "action": action.wire(), "text": action.text()}))
+
+
+async def chat(s: Services, conn: RoomConnection, msg: Chat) -> None:
+    live = _room(conn)
+    text = clean(msg.text)
+    if not text:
+        raise BadMessage("Chat text is empty.")
+    if not live.chat_budget.take():
+        raise RateLimited("This room's chat is busy; wait a moment.")
+    line = {"kind": "chat", "room": live.code, "seat": conn.seat, "name": conn.name, "text": text}
+    await s.store.publish(f"room:{live.code}", line)
+
+
+# --- the waiting room and the host ----------------------------------------------------
+
+
+async def _answered(
+    conn: RoomConnection, live: LiveRoom, decide: Callable[[Room], list[Event]]
+) -> None:
+    """Commit what ``decide`` decides for ``conn``'s request. A request that changes
+    nothing (``ready`` as you are, ``back`` when not away...) still gets its one answer:
+    an empty patch at the connection's version."""
+    changed = False
+
+    def deciding(room: Room) -> list[Event]:
+        nonlocal changed
+        events = decide(room)
+        changed = bool(events)  # commit may decide again: the last decision counts
+        return events
+
+    await live.commit(deciding)
+    if not changed:
+        version = conn.version
+        empty = {"type": "patch", "room": live.code, "from": version, "to": version}
+        conn.send(dumps({**empty, "ops": [], "log": []}))
+
+
+async def ready(s: Services, conn: RoomConnection, msg: Ready) -> None:
+    live = _room(conn)
+    await _answered(conn, live, lambda r: r.decide_ready(live.seat_of(conn), msg.ready))
+
+
+async def configure(s: Services, conn: RoomConnection, msg: Configure) -> None:
+    live = _room(conn)
+    await live.commit(lambda r: r.decide_configure(live.seat_of(conn), msg.options))
+
+
+async def add_bot(s: Services, conn: RoomConnection, msg: AddBot) -> None:
+    live = _room(conn)
+    await live.commit(lambda r: [r.decide_add_bot(live.seat_of(conn), msg.seat, msg.level)])
+
+
+async def remove_bot(s: Services, conn: RoomConnection, msg: RemoveBot) -> None:
+    live = _room(conn)
+    await live.commit(lambda r: [r.decide_remove_bot(live.seat_of(conn), msg.seat)])
+
+
+async def kick(s: Services, conn: RoomConnection, msg: Kick) -> None:
+    live = _room(conn)
+    await live.commit(lambda r: [r.decide_kick(live.seat_of(conn), msg.seat)])
+
+
+async def lock(s: Services, conn: RoomConnection, msg: Lock) -> None:
+    live = _room(conn)
+    await _answered(conn, live, lambda r: r.decide_lock(live.seat_of(conn), msg.locked))
+
+
+async def rematch(s: Services, conn: RoomConnection, msg: Rematch) -> None:
+    live = _room(conn)
+    await _answered(conn, live, lambda r: r.decide_rematch(live.seat_of(conn), msg.force))
+
+
+async def back(s: Services, conn: RoomConnection, msg: Back) -> None:
+    live = _room(conn)
+    await _answered(conn, live, lambda r: r.decide_back(live.seat_of(conn)))
+
+
+# --- records --------------------------------------------------------------------------
+
+
+async def leaderboard(s: Services, conn: RoomConnection, msg: Leaderboard) -> None:
+    entries, day = await s.records.leaderboard(msg.board, msg.day)
+    conn.send(dumps({"type": "leaderboard", "board": msg.board, "day": day, "entries": entries}))
+
+
+async def my_matches(s: Services, conn: RoomConnection, msg: MyMatches) -> None:
+    matches = await s.records.match_summaries(conn.player_id)
+    conn.send(dumps({"type": "matches", "matches": matches}))
+
+
+def clean(text: str) -> str:
+    """Drop control characters and surrounding blanks from names and chat."""
+    return "".join(ch for ch in text if ch.isprintable()).strip()
+
+
+Handler = Callable[[Services, RoomConnection, Any], Awaitable[None]]
+#: Every client message after ``hello``, by type.
+HANDLERS: dict[type, Handler] = {
+    Create: create,
+    Join: join,
+    Sit: sit,
+    Start: start,
+    Act: act,
+    NextHand: next_hand,
+    Resync: resync,
+    Leave: leave,
+    Chat: chat,
+    QuickPlay: quick_play,
+    CancelQuickPlay: cancel_quick_play,
+    ListRooms: list_rooms,
+    Hint: hint,
+    Ready: ready,
+    Configure: configure,
+    AddBot: add_bot,
+    RemoveBot: remove_bot,
+    Kick: kick,
+    Lock: lock,
+    Rematch: rematch,
+    Back: back,
+    Daily: daily,
+    Leaderboard: leaderboard,
+    MyMatches: my_matches,
+}

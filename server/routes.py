@@ -1,0 +1,138 @@
+"""Plain HTTP on the game port: health, metrics, the JSON API, admin and the web client.
+
+websockets calls :meth:`Routes.process_request` for every request before its handshake: a
+WebSocket upgrade goes on to :mod:`server.sockets` (unless the store is unreachable),
+anything else is answered here.
+"""
+
+from __future__ import annotations
+
+import logging
+import mimetypes
+from http import HTTPStatus
+from pathlib import Path
+
+from prometheus_client import CONTENT_TYPE_LATEST
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from protocol.codec import dumps
+
+from . import admin, api
+from .config import Settings
+from .maintenance import Maintenance
+from .metrics import Metrics
+from .records import Records
+from .store.base import Store
+from .tasks import Tasks
+
+log = logging.getLogger(__name__)
+WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+#: Longest request path (with its query) served; longer ones get 404 without a look.
+_MAX_PATH = 1024
+#: Request headers read here that must come at most once (admin checks its own).
+_SINGLE_HEADERS = ("Upgrade",)
+
+
+class Routes:
+    """The HTTP answers of one process."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        metrics: Metrics,
+        records: Records,
+        maintenance: Maintenance,
+        tasks: Tasks,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._metrics = metrics
+        self._records = records
+        self._maintenance = maintenance
+        self._tasks = tasks
+
+    async def process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+        """Answer ``request``, or None to let a WebSocket handshake go on.
+
+        A request that cannot name anything here is answered 400 or 404 and logged at INFO:
+        what this raises, websockets answers with 500 and logs as a server error.
+        """
+        problem = _malformed(request)
+        if problem is not None:
+            log.info("bad HTTP request: %s", problem)
+            return response(HTTPStatus.BAD_REQUEST, f"bad request: {problem}\n", "text/plain")
+        if len(request.path) > _MAX_PATH:
+            log.info("HTTP request path too long: %d characters", len(request.path))
+            return response(HTTPStatus.NOT_FOUND, "not found\n", "text/plain")
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            if not self._maintenance.store_up:
+                # Let a load balancer send this player to a replica that can reach the store.
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n", "text/plain")
+            return None
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            ok = await self._store.ping()
+            body = dumps({"status": "ok" if ok else "degraded", "store": "up" if ok else "down"})
+            status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
+            return response(status, body, "application/json")
+        if path == "/readyz":
+            ok = await self._store.ping()
+            closing = self._tasks.closing
+            ready = ok and not closing
+            body = dumps({"ready": ready, "store": "up" if ok else "down", "closing": closing})
+            status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
+            return response(status, body, "application/json")
+        if path == "/metrics":
+            return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE_LATEST)
+        if path.startswith("/api/"):
+            status, payload = await api.handle(self._records, request)
+            return response(status, dumps(payload), "application/json")
+        if path.startswith("/admin/"):
+            status, payload = await admin.handle(self._settings, self._store, request)
+            return response(status, dumps(payload), "application/json")
+        return static(path)
+
+
+def static(path: str) -> Response:
+    """A file of the web client (``/`` is ``index.html``), or 404."""
+    if path == "/":
+        path = "/index.html"
+    try:
+        target = (WEB_ROOT / path.lstrip("/")).resolve()
+        if WEB_ROOT in target.parents and target.is_file():
+            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            return response(HTTPStatus.OK, target.read_bytes(), kind)
+    except (OSError, ValueError) as exc:  # e.g. a name longer than the file system takes
+        log.info("HTTP path not served: %s", type(exc).__name__)
+    return response(HTTPStatus.NOT_FOUND, "not found\n", "text/plain")
+
+
+def _malformed(request: Request) -> str | None:
+    """What makes ``request`` unanswerable, if anything: a control or non-ASCII character
+    in its path, or a header given twice that must come once."""
+    if any(not 0x20 < ord(ch) < 0x7F for ch in request.path):
+        return "control or non-ASCII character in the path"
+    for name in _SINGLE_HEADERS:
+        if len(request.headers.get_all(name)) > 1:
+            return f"more than one {name} header"
+    return None
+
+
+def response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
+    """An HTTP answer with one ``charset`` on text, never cached, never sniffed."""
+    data = body.encode() if isinstance(body, str) else body
+    textual = kind.startswith("text/") or kind.endswith(("json", "javascript"))
+    if textual and "charset=" not in kind:
+        kind += "; charset=utf-8"  # once: Prometheus's content type names its own
+    headers = Headers(
+        [
+            ("Content-Type", kind),
+            ("Content-Length", str(len(data))),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, data)

@@ -1,0 +1,116 @@
+"""The WebSocket side: serve one connection, frame by frame, until it closes.
+
+Frames are rate limited, decoded into validated messages and handed to
+:func:`server.commands.dispatch`. Every refusal becomes an ``error`` answer here, in one
+place; anything unexpected closes the connection with 1011 and leaves everyone else be.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import MutableSet
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import decode_client
+from protocol.errors import (
+    BadMessage,
+    ClientError,
+    Conflict,
+    KingsCornerError,
+    RateLimited,
+    StoreUnavailable,
+)
+
+from . import logs
+from .commands import POLICY_VIOLATION, Services, dispatch, refuse
+from .connection import Connection
+from .live_room import RoomConnection
+
+log = logging.getLogger(__name__)
+
+
+class Sockets:
+    """Serves the WebSocket connections of one process (``handle`` is websockets' handler)."""
+
+    def __init__(self, services: Services, connections: MutableSet[RoomConnection]) -> None:
+        self._services = services
+        self._connections = connections
+
+    async def handle(self, ws: ServerConnection) -> None:
+        """Serve one WebSocket connection until it closes."""
+        settings = self._services.settings
+        conn: RoomConnection = Connection(
+            ws,
+            settings.send_queue,
+            settings.rate,
+            settings.burst,
+            prefix=settings.process_id,
+            metrics=self._services.metrics,
+        )
+        conn.address = self._services.guard.address_of(ws)
+        self._connections.add(conn)
+        logs.bind(conn=conn.id)
+        log.info("connection opened", extra={"address": conn.address})
+        strikes = 0
+        try:
+            async for frame in ws:
+                if conn.closing:
+                    continue
+                if conn.allow():
+                    strikes = 0
+                else:
+                    # Refused frames in a row: past a burst's worth, the client is not listening.
+                    strikes += 1
+                    if strikes > settings.burst:
+                        # After the replies already queued; keep reading (and discarding)
+                        # so the closing handshake is not stuck behind unread frames.
+                        conn.close_after_queue(POLICY_VIOLATION, "rate limit exceeded")
+                        continue
+                    refuse(conn, RateLimited(), None)
+                    continue
+                await self._handle_frame(conn, frame)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("connection %s failed", conn.id)
+            await ws.close(1011, "internal error")
+        finally:
+            self._connections.discard(conn)
+            await self._disconnect(conn)
+            conn.stop()
+            log.info("connection closed", extra={"close_code": ws.close_code})
+
+    async def _handle_frame(self, conn: RoomConnection, frame: str | bytes) -> None:
+        seq: int | None = None
+        room = conn.room
+        logs.context.set({"conn": conn.id, "room": room and room.code, "seat": conn.seat})
+        try:
+            if not isinstance(frame, str):
+                raise BadMessage("Send text frames only: binary frames are refused.")
+            message = decode_client(frame)
+            metrics = self._services.metrics
+            metrics.count(metrics.messages, message.type)
+            seq = getattr(message, "seq", None)
+            await dispatch(self._services, conn, message)
+        except ClientError as exc:
+            log.info("refused %s", exc.code, extra={"code": exc.code})
+            refuse(conn, exc, seq)
+        except StoreUnavailable as exc:
+            log.warning("store unavailable while serving a request")
+            refuse(conn, exc, seq)
+        except Conflict as exc:
+            # Other writers won every retry: nothing of this request was stored.
+            log.warning("request gave up after repeated version conflicts")
+            refuse(conn, exc, seq)
+
+    async def _disconnect(self, conn: RoomConnection) -> None:
+        try:
+            await self._services.lobby.cancel(conn)
+            live = conn.room
+            if live is not None:
+                async with live.lock:
+                    live.detach(conn)
+        except KingsCornerError as exc:
+            log.info("cleanup of %s incomplete: %s", conn.id, exc.code)
