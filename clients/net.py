@@ -27,10 +27,13 @@ Frame = dict[str, Any]
 
 
 class ServerError(Exception):
-    """The server refused a request: ``code`` is its stable error code."""
+    """The server refused a request: ``code`` is its stable error code, ``params`` what
+    words it (see :func:`clients.words.describe_error`)."""
 
     def __init__(self, frame: Frame) -> None:
+        self.frame = frame
         self.code: str = frame["code"]
+        self.params: dict[str, Any] = dict(frame.get("params") or {})
         self.message: str = frame["message"]
         self.seq: int | None = frame.get("seq")
         super().__init__(f"{self.code}: {self.message}")

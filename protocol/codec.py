@@ -14,10 +14,17 @@ _client: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _server: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
-def _first_problem(exc: ValidationError) -> str:
+def _first_problem(exc: ValidationError) -> BadMessage:
+    """The refusal naming the first field at fault and pydantic's stable error type."""
     err = exc.errors(include_url=False)[0]
-    where = ".".join(str(p) for p in err["loc"]) or "message"
-    return f"{where}: {err['msg']}"
+    # The first element of the location is the union's tag (the message type): not a field.
+    where = ".".join(str(p) for p in err["loc"][1:]) or "message"
+    return BadMessage(
+        f"Invalid message: {where}: {err['msg']}.",
+        reason="invalid",
+        field=where,
+        problem=err["type"],
+    )
 
 
 def decode_client(data: str | bytes) -> ClientMessage:
@@ -25,13 +32,13 @@ def decode_client(data: str | bytes) -> ClientMessage:
     try:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError:
-        raise BadMessage("Frames must be JSON objects.") from None
+        raise BadMessage("Frames must be JSON objects.", reason="not_json") from None
     if not isinstance(raw, dict):
-        raise BadMessage("Frames must be JSON objects.")
+        raise BadMessage("Frames must be JSON objects.", reason="not_object")
     try:
         return _client.validate_python(raw)
     except ValidationError as exc:
-        raise BadMessage(f"Invalid message: {_first_problem(exc)}.") from None
+        raise _first_problem(exc) from None
 
 
 def decode_server(data: str | bytes) -> ServerMessage:

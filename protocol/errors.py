@@ -10,16 +10,30 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+#: A parameter of an error: what a client needs to word it in its own language.
+Param = str | int | list[str] | list[int] | None
+
 
 class KingsCornerError(Exception):
-    """Base of every error the project raises on purpose."""
+    """Base of every error the project raises on purpose.
+
+    ``code`` is stable and ``params`` carries what is needed to word the refusal (a card,
+    a pile, a limit...); ``message`` is a short English wording for logs and raw clients.
+    docs/protocol.md lists every code with its parameters.
+    """
 
     code: ClassVar[str] = "internal_error"
     client_fault: ClassVar[bool] = False
     default_message: ClassVar[str] = "Something went wrong on the server."
+    #: The parameters this code may carry (each one optional: a cause names what it has).
+    param_names: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, message: str | None = None) -> None:
+    def __init__(self, message: str | None = None, **params: Param) -> None:
+        unknown = set(params) - set(self.param_names)
+        if unknown:
+            raise TypeError(f"{self.code} takes no parameter {sorted(unknown)}")
         self.message = message or self.default_message
+        self.params: dict[str, Param] = params
         super().__init__(self.message)
 
 
@@ -43,36 +57,43 @@ class IllegalAction(ClientError):
 
 class BadAction(IllegalAction):
     code = "bad_action"
+    param_names = ("reason", "text", "card")
     default_message = "That is not an action: expected play, move or end_turn."
 
 
 class NotYourTurn(IllegalAction):
     code = "not_your_turn"
+    param_names = ("reason",)
     default_message = "It is not your turn."
 
 
 class NotInHand(IllegalAction):
     code = "not_in_hand"
+    param_names = ("card",)
     default_message = "That card is not in your hand."
 
 
 class DoesNotFit(IllegalAction):
     code = "does_not_fit"
+    param_names = ("reason", "card", "pile", "onto", "from", "to", "base")
     default_message = "A card fits only one rank lower and of the opposite colour."
 
 
 class CornerNeedsKing(IllegalAction):
     code = "corner_needs_king"
+    param_names = ("card", "pile", "from", "to", "base")
     default_message = "Only a king may start an empty corner."
 
 
 class NoSuchPile(IllegalAction):
     code = "no_such_pile"
+    param_names = ("pile",)
     default_message = "Piles are N, E, S, W, NE, SE, SW and NW."
 
 
 class CannotMovePile(IllegalAction):
     code = "cannot_move_pile"
+    param_names = ("reason", "from", "to")
     default_message = "That pile cannot move there."
 
 
@@ -98,6 +119,7 @@ class MatchOver(IllegalAction):
 
 class BadOptions(ClientError):
     code = "bad_options"
+    param_names = ("reason", "seat", "level", "unknown", "seats")
     default_message = "Those room options are not valid."
 
 
@@ -106,11 +128,13 @@ class BadOptions(ClientError):
 
 class BadMessage(ClientError):
     code = "bad_message"
+    param_names = ("reason", "field", "problem", "limit")
     default_message = "That message could not be understood."
 
 
 class UnsupportedVersion(ClientError):
     code = "unsupported_version"
+    param_names = ("supported",)
     default_message = "This server does not speak that protocol version."
 
 
@@ -126,11 +150,13 @@ class RoomNotFound(ClientError):
 
 class RoomFull(ClientError):
     code = "room_full"
+    param_names = ("reason", "limit")
     default_message = "That room has no free seat."
 
 
 class SeatTaken(ClientError):
     code = "seat_taken"
+    param_names = ("reason", "seat", "seats")
     default_message = "That seat is taken."
 
 
@@ -141,6 +167,7 @@ class NotInRoom(ClientError):
 
 class AlreadyInRoom(ClientError):
     code = "already_in_room"
+    param_names = ("reason",)
     default_message = "Leave your current room first."
 
 
@@ -156,6 +183,7 @@ class NotHost(ClientError):
 
 class BadPhase(ClientError):
     code = "bad_phase"
+    param_names = ("command", "phase", "reason", "seats")
     default_message = "That cannot be done at this point of the match."
 
 
@@ -166,11 +194,13 @@ class BadToken(ClientError):
 
 class RateLimited(ClientError):
     code = "rate_limited"
+    param_names = ("reason", "limit", "rate")
     default_message = "Too many messages; slow down."
 
 
 class TooManyRooms(ClientError):
     code = "too_many_rooms"
+    param_names = ("limit",)
     default_message = "This connection has created as many rooms as it may."
 
 
@@ -199,4 +229,5 @@ class Kicked(ClientError):
 
 class NotReady(ClientError):
     code = "not_ready"
+    param_names = ("seats",)
     default_message = "Every seated player must be ready first."

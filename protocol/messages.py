@@ -313,10 +313,191 @@ class Snapshot(_Message):
     doc: dict[str, Any]
 
 
-class LogLine(_Message):
-    kind: str
-    seat: int | None = None
-    text: str
+# --- table-log events: what happened, as data (clients word them) -------------------
+
+SeatNo = Annotated[int, Field(ge=0, le=3)]
+
+
+class _Event(_Message):
+    pass
+
+
+class Sat(_Event):
+    """``name`` took ``seat``; ``bot`` is the bot's level, or null for a person."""
+
+    ev: Literal["sat"] = "sat"
+    seat: SeatNo
+    name: str
+    bot: Level | None = None
+
+
+class MovedSeat(_Event):
+    """The person of seat ``from`` moved to ``seat`` (in the lobby)."""
+
+    ev: Literal["moved_seat"] = "moved_seat"
+    seat: SeatNo
+    from_: SeatNo = Field(alias="from")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+
+
+class LeftSeat(_Event):
+    """``name`` left ``seat`` (in the lobby: the seat is free now)."""
+
+    ev: Literal["left"] = "left"
+    seat: SeatNo
+    name: str
+
+
+class BotTook(_Event):
+    """``name`` left ``seat`` during a match; a bot of ``level`` plays it from now on."""
+
+    ev: Literal["bot_took"] = "bot_took"
+    seat: SeatNo
+    name: str
+    level: Level
+
+
+class KickedSeat(_Event):
+    """The host removed ``name`` from ``seat`` (a bot plays it if a match is on)."""
+
+    ev: Literal["kicked"] = "kicked"
+    seat: SeatNo
+    name: str
+
+
+class HostIs(_Event):
+    """``seat`` is the host now."""
+
+    ev: Literal["host"] = "host"
+    seat: SeatNo
+
+
+class LockedRoom(_Event):
+    """The host (``seat``) locked (``locked``: true) or unlocked the room."""
+
+    ev: Literal["locked"] = "locked"
+    seat: SeatNo | None
+    locked: bool
+
+
+class Configured(_Event):
+    """The host (``seat``) changed the room's options."""
+
+    ev: Literal["configured"] = "configured"
+    seat: SeatNo | None
+
+
+class Away(_Event):
+    """``seat`` is away (a bot plays for it until it is back), or is back."""
+
+    ev: Literal["away"] = "away"
+    seat: SeatNo
+    away: bool
+
+
+class TimedOut(_Event):
+    """``seat``'s turn timer ran out; a bot played the turn."""
+
+    ev: Literal["timed_out"] = "timed_out"
+    seat: SeatNo
+
+
+class RematchVote(_Event):
+    """``seat`` asked for a rematch."""
+
+    ev: Literal["rematch_vote"] = "rematch_vote"
+    seat: SeatNo
+
+
+class Started(_Event):
+    """A match began (``rematch``: a rematch of the one before); ``dealer`` deals."""
+
+    ev: Literal["started"] = "started"
+    dealer: SeatNo
+    rematch: bool
+
+
+class Dealt(_Event):
+    """Hand number ``hand`` (1 is the first) was dealt by ``dealer``."""
+
+    ev: Literal["dealt"] = "dealt"
+    dealer: SeatNo
+    hand: Annotated[int, Field(ge=1)]
+
+
+class Played(_Event):
+    """``seat`` played ``card`` on ``pile``."""
+
+    ev: Literal["played"] = "played"
+    seat: SeatNo
+    card: CardCode
+    pile: PileName
+
+
+class Moved(_Event):
+    """``seat`` moved the whole pile ``from`` onto the pile ``to``."""
+
+    ev: Literal["moved"] = "moved"
+    seat: SeatNo
+    from_: PileName = Field(alias="from")
+    to: PileName
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+
+
+class Drew(_Event):
+    """``seat`` ended its turn by drawing a card (``draw: end``; others never see it)."""
+
+    ev: Literal["drew"] = "drew"
+    seat: SeatNo
+
+
+class Ended(_Event):
+    """``seat`` ended its turn without drawing."""
+
+    ev: Literal["ended"] = "ended"
+    seat: SeatNo
+
+
+class HandOverEvent(_Event):
+    """The hand is over: ``out`` went out (``reason`` ``emptied``), or nobody could move
+    (``blocked``, ``out`` null). ``penalties`` per seat, kings counting 10."""
+
+    ev: Literal["hand_over"] = "hand_over"
+    out: SeatNo | None
+    reason: Literal["emptied", "blocked"]
+    penalties: list[int]
+
+
+class MatchOverEvent(_Event):
+    """The match is over; ``winners`` have the lowest total (several on a tie)."""
+
+    ev: Literal["match_over"] = "match_over"
+    winners: list[SeatNo]
+
+
+LogEvent = Annotated[
+    Sat
+    | MovedSeat
+    | LeftSeat
+    | BotTook
+    | KickedSeat
+    | HostIs
+    | LockedRoom
+    | Configured
+    | Away
+    | TimedOut
+    | RematchVote
+    | Started
+    | Dealt
+    | Played
+    | Moved
+    | Drew
+    | Ended
+    | HandOverEvent
+    | MatchOverEvent,
+    Field(discriminator="ev"),
+]
+"""One line of the table log, as data: ``ev`` names what happened."""
 
 
 class Patch(_Message):
@@ -328,7 +509,7 @@ class Patch(_Message):
     from_: int = Field(alias="from")
     to: int
     ops: list[dict[str, Any]]
-    log: list[LogLine] = Field(default_factory=list)
+    log: list[LogEvent] = Field(default_factory=list)
     seq: int | None = None
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
 
@@ -341,11 +522,17 @@ class ChatLine(_Message):
     text: str
 
 
+ErrorParam = str | int | list[str] | list[int] | None
+
+
 class Error(_Message):
-    """A refused request: ``code`` is stable, ``message`` is for people; nothing changed."""
+    """A refused request; nothing changed. ``code`` is stable and ``params`` holds what a
+    client needs to word it (docs/protocol.md lists each code's); ``message`` is a short
+    English wording for logs and people reading raw frames."""
 
     type: Literal["error"] = "error"
     code: str
+    params: dict[str, ErrorParam] = Field(default_factory=dict)
     message: str
     seq: int | None = None
 

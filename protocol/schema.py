@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from .errors import KingsCornerError
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
@@ -22,12 +23,41 @@ def build_schema() -> dict[str, Any]:
     client = TypeAdapter(ClientMessage).json_schema(by_alias=True, ref_template="#/$defs/{model}")
     server = TypeAdapter(ServerMessage).json_schema(by_alias=True, ref_template="#/$defs/{model}")
     defs = {**client.pop("$defs", {}), **server.pop("$defs", {})}
+    defs["ErrorParams"] = error_params()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"kings-corner wire protocol, version {PROTOCOL_VERSION}",
         "description": "JSON text frames; each frame is one object tagged by 'type'.",
         "$defs": {**defs, "ClientMessage": client, "ServerMessage": server},
         "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+    }
+
+
+def error_classes() -> list[type[KingsCornerError]]:
+    """Every error of the tree, each code once."""
+    found: list[type[KingsCornerError]] = []
+    todo: list[type[KingsCornerError]] = [KingsCornerError]
+    while todo:
+        cls = todo.pop(0)
+        found.append(cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def error_params() -> dict[str, Any]:
+    """Each error code with the parameters its ``params`` may hold (all optional)."""
+    codes = {
+        cls.code: {
+            "type": "object",
+            "properties": {name: {} for name in cls.param_names},
+            "additionalProperties": False,
+        }
+        for cls in error_classes()
+    }
+    return {
+        "description": "error.params by error.code: every parameter is optional",
+        "type": "object",
+        "properties": dict(sorted(codes.items())),
     }
 
 

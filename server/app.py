@@ -47,6 +47,8 @@ from .store.base import Message, Store
 from .tasks import Tasks
 
 log = logging.getLogger(__name__)
+#: How many times ``max_message`` a frame may be before the connection is closed (1009).
+HARD_CAP = 4
 #: Seconds connection handlers get for their cleanup once shutdown closed every connection.
 _CLEANUP_WAIT = 1.0
 
@@ -191,7 +193,9 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
         process_request=game.routes.process_request,
         origins=settings.origin_list,  # type: ignore[arg-type]
         compression="deflate" if settings.compression else None,
-        max_size=settings.max_message,
+        # Frames larger than max_message are answered (bad_message, too_large); only past
+        # this hard cap does websockets stop reading and close with 1009.
+        max_size=settings.max_message * HARD_CAP,
         ping_interval=settings.ping_interval,
         ping_timeout=settings.ping_timeout,
         close_timeout=settings.close_timeout,

@@ -101,7 +101,8 @@ def player_id(token: str) -> str:
 
 def refuse(conn: RoomConnection, exc: KingsCornerError, seq: int | None) -> None:
     """Answer ``conn`` with the ``error`` for ``exc`` (``seq``: the request's, if any)."""
-    conn.send(dumps({"type": "error", "code": exc.code, "message": exc.message, "seq": seq}))
+    error = {"type": "error", "code": exc.code, "params": exc.params, "message": exc.message}
+    conn.send(dumps({**error, "seq": seq}))
 
 
 async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) -> None:
@@ -119,10 +120,13 @@ async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) ->
 
 def hello(conn: RoomConnection, message: Hello) -> None:
     if message.version not in SUPPORTED_VERSIONS:
-        raise UnsupportedVersion(f"This server speaks protocol version {PROTOCOL_VERSION}.")
+        raise UnsupportedVersion(
+            f"This server speaks protocol version {PROTOCOL_VERSION}.",
+            supported=sorted(SUPPORTED_VERSIONS),
+        )
     name = clean(message.name)
     if not name:
-        raise BadMessage("A name needs at least one visible character.")
+        raise BadMessage("A name needs at least one visible character.", reason="empty_name")
     conn.name = name
     # A second hello without a token keeps the identity this connection has.
     conn.player_token = message.player or conn.player_token or secrets.token_urlsafe(24)
@@ -147,15 +151,16 @@ def _may_get_room(s: Services, conn: RoomConnection) -> None:
     limit = s.settings.rooms_per_connection
     if conn.rooms_created >= limit:
         raise TooManyRooms(
-            f"A connection may create {limit} rooms (daily deals and quick play count too)."
+            f"A connection may create {limit} rooms (daily deals and quick play count too).",
+            limit=limit,
         )
 
 
 def _not_in_room(conn: RoomConnection) -> None:
     if conn.room is not None:
-        raise AlreadyInRoom()
+        raise AlreadyInRoom(reason="in_room")
     if conn.ticket is not None:
-        raise AlreadyInRoom("You are waiting for quick play; cancel it first.")
+        raise AlreadyInRoom("You are waiting for quick play; cancel it first.", reason="queued")
 
 
 def _room(conn: RoomConnection) -> LiveRoom:
@@ -190,7 +195,10 @@ async def join(s: Services, conn: RoomConnection, msg: Join) -> None:
         # Guessing codes: refuse without looking anything up, and hang up.
         s.metrics.count(s.metrics.join_limited, limit)
         log.info("closing after too many failed joins (%s)", limit, extra={"limit": limit})
-        refuse(conn, RateLimited("Too many failed joins; wait a minute before trying again."), None)
+        wait = RateLimited(
+            "Too many failed joins; wait a minute before trying again.", reason="failed_joins"
+        )
+        refuse(conn, wait, None)
         conn.close_after_queue(POLICY_VIOLATION, "too many failed joins")
         return
     try:
@@ -311,7 +319,7 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
     assert room.match is not None
     seat = conn.seat
     if room.match.position.turn != seat:
-        raise NotYourTurn("Hints are for your own turn.")
+        raise NotYourTurn("Hints are for your own turn.", reason="hint")
     cached = live.hints.get(seat)
     if cached is not None and cached[0] == room.version:
         action = cached[1]
@@ -319,7 +327,8 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
         asked = live.hints_asked.get(seat)
         count = asked[1] + 1 if asked is not None and asked[0] == room.turn_key else 1
         if count > s.settings.hints_per_turn:
-            raise RateLimited(f"At most {s.settings.hints_per_turn} hints per turn.")
+            limit = s.settings.hints_per_turn
+            raise RateLimited(f"At most {limit} hints per turn.", reason="hints", limit=limit)
         live.hints_asked[seat] = (room.turn_key, count)
         action = await s.bots.hint(seat_view(room.match, seat))
         live.hints[seat] = (room.version, action)
@@ -332,9 +341,9 @@ async def chat(s: Services, conn: RoomConnection, msg: Chat) -> None:
     live = _room(conn)
     text = clean(msg.text)
     if not text:
-        raise BadMessage("Chat text is empty.")
+        raise BadMessage("Chat text is empty.", reason="empty_chat")
     if not live.chat_budget.take():
-        raise RateLimited("This room's chat is busy; wait a moment.")
+        raise RateLimited("This room's chat is busy; wait a moment.", reason="room_chat")
     line = {"kind": "chat", "room": live.code, "seat": conn.seat, "name": conn.name, "text": text}
     await s.store.publish(f"room:{live.code}", line)
 

@@ -39,7 +39,7 @@ class Settings:
     #: Seconds a quick-play ticket waits for people before bots fill the table.
     queue_wait: float = 15.0
     #: Largest accepted client frame, in bytes (bigger frames close with 1009).
-    max_message: int = 4096
+    max_message: int = 16384
     #: Outgoing frames buffered per connection before a slow client is dropped.
     send_queue: int = 512
     #: Token bucket per connection: sustained messages per second and burst size.

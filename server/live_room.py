@@ -575,6 +575,16 @@ class LiveRoom:
     async def seat_returned(self, seat: int) -> None:
         await self._try(lambda r: _presence(r, seat, True))
 
+    async def token_returned(self, token: str) -> None:
+        """The holder of ``token`` is back: its seat (decided now) is connected."""
+        digest = hash_token(token)
+
+        def decide(room: Room) -> list[Event]:
+            seat = room.seat_of_hash(digest)
+            return [] if seat is None else _presence(room, seat, True)
+
+        await self._try(decide)
+
     async def _expire(self) -> None:
         await asyncio.sleep(self.context.settings.room_ttl)
         if not self.viewers and not await self.context.store.presence(self.code):

@@ -101,13 +101,13 @@ class Lobby:
         options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
         if len(settings.bots) > settings.seats:
-            raise BadOptions("bots lists at most one level per seat.")
+            raise BadOptions("bots lists at most one level per seat.", reason="too_many_bots")
         for _ in range(20):
             code = new_code()
             if await self._store.create_room(code, create_event(code, settings, daily)):
                 break
         else:  # pragma: no cover - 25**6 codes
-            raise RoomFull("Could not find a free room code.")
+            raise RoomFull("Could not find a free room code.", reason="codes")
         log.info("room created", extra={"room": code, "daily": daily is not None})
         live = await self.get(code)
         bots = [
@@ -139,16 +139,19 @@ class Lobby:
         """Take ``conn`` back to the seat ``token`` belongs to, hand intact."""
         live = await self.get(code)
         live.room.seat_of_token(token)  # refuse a bad token before waiting for the lock
+        # Connected before the snapshot: your own seat never shows you disconnected.
+        await live.token_returned(token)
         async with live.lock:
             live.attach(conn, token)
-            seat = conn.seat
-        if seat is not None:
-            await live.seat_returned(seat)
 
     async def spectate(self, conn: RoomConnection, live: LiveRoom) -> None:
         """Add ``conn`` to ``live`` as a spectator, within ``max_spectators``."""
         if live.spectators >= self._settings.max_spectators:
-            raise RoomFull("This room has as many spectators as it allows.")
+            raise RoomFull(
+                "This room has as many spectators as it allows.",
+                reason="spectators",
+                limit=self._settings.max_spectators,
+            )
         async with live.lock:
             live.attach(conn)
         live.after_change()  # a room paused for want of viewers plays on (LiveRoom.watched)

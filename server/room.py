@@ -77,7 +77,11 @@ def hash_token(token: str) -> str:
 def check_phase(phase: RoomPhase, command: str) -> None:
     """Raise :class:`BadPhase` when ``command`` is not allowed in ``phase``."""
     if command not in ALLOWED[phase]:
-        raise BadPhase(f"'{command}' is not possible while the room is {phase.replace('_', ' ')}.")
+        raise BadPhase(
+            f"'{command}' is not possible while the room is {phase.replace('_', ' ')}.",
+            command=command,
+            phase=phase,
+        )
 
 
 @dataclass(slots=True)
@@ -318,7 +322,12 @@ class Room:
 
     def _seat_range(self, seat: int) -> None:
         if not 0 <= seat < len(self.seats):
-            raise SeatTaken(f"This room has seats 1 to {len(self.seats)}.")
+            raise SeatTaken(
+                f"This room has seats 1 to {len(self.seats)}.",
+                reason="no_such_seat",
+                seat=seat,
+                seats=len(self.seats),
+            )
 
     def _host_only(self, actor: int | None) -> None:
         if actor is None:
@@ -339,14 +348,15 @@ class Room:
         free = self.free_seats()
         if seat is None:
             if not free:
-                raise RoomFull()
+                raise RoomFull(reason="seats")
             seat = free[0]
         self._seat_range(seat)
         if self.seats[seat] is not None:
-            raise SeatTaken()
+            raise SeatTaken(reason="taken", seat=seat)
         event: Event = {"e": "sit", "seat": seat, "name": name, "kind": "human"}
         if token is not None:
             event["token"] = hash_token(token)
+            event["connected"] = True  # the person holding the token is connecting now
         if player is not None:
             event["player"] = player
         return event
@@ -355,7 +365,7 @@ class Room:
         check_phase(self.phase, "sit")
         self._seat_range(seat)
         if self.seats[seat] is not None:
-            raise SeatTaken()
+            raise SeatTaken(reason="taken", seat=seat)
         return {"e": "move_seat", "from": current, "to": seat}
 
     def decide_ready(self, seat: int | None, ready: bool) -> list[Event]:
@@ -382,7 +392,9 @@ class Room:
         )
         for i, s in enumerate(self.seats):
             if s is not None and s.kind == "human" and i >= settings.seats:
-                raise BadOptions(f"Seat {i + 1} is taken: it cannot be removed.")
+                raise BadOptions(
+                    f"Seat {i + 1} is taken: it cannot be removed.", reason="seat_taken", seat=i
+                )
         options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
         events: list[Event] = [{"e": "configure", "options": settings.model_dump()}]
@@ -391,7 +403,11 @@ class Room:
             if level is None or (current is not None and current.level == level):
                 continue
             if current is not None and current.kind == "human":
-                raise BadOptions(f"Seat {i + 1} is a person's: it cannot become a bot.")
+                raise BadOptions(
+                    f"Seat {i + 1} is a person's: it cannot become a bot.",
+                    reason="seat_is_a_person",
+                    seat=i,
+                )
             events.append(bot_seat_event(i, level))
         return events
 
@@ -400,7 +416,7 @@ class Room:
         self._host_only(actor)
         self._seat_range(seat)
         if self.seats[seat] is not None:
-            raise SeatTaken()
+            raise SeatTaken(reason="taken", seat=seat)
         return bot_seat_event(seat, level)
 
     def decide_remove_bot(self, actor: int | None, seat: int) -> Event:
@@ -409,7 +425,7 @@ class Room:
         self._seat_range(seat)
         s = self.seats[seat]
         if s is None or s.kind != "bot":
-            raise SeatTaken("That seat has no bot.")
+            raise SeatTaken("That seat has no bot.", reason="no_bot", seat=seat)
         return {"e": "unseat", "seat": seat}
 
     def decide_lock(self, actor: int | None, locked: bool) -> list[Event]:
@@ -423,7 +439,9 @@ class Room:
         self._seat_range(seat)
         s = self.seats[seat]
         if s is None or s.kind != "human" or seat == actor:
-            raise SeatTaken("Only another person's seat can be kicked.")
+            raise SeatTaken(
+                "Only another person's seat can be kicked.", reason="not_a_person", seat=seat
+            )
         return {"e": "kick", "seat": seat}
 
     def decide_start(
@@ -435,16 +453,21 @@ class Room:
         if self.host is not None and actor != self.host:
             raise NotHost()
         waiting = [
-            s.name
+            i
             for i, s in enumerate(self.seats)
             if s is not None and s.kind == "human" and i != actor and not s.ready
         ]
         if waiting:
-            raise NotReady(f"Waiting for {', '.join(waiting)} to be ready.")
+            names = ", ".join(self._name(i) for i in waiting)
+            raise NotReady(f"Waiting for {names} to be ready.", seats=waiting)
         events: list[Event] = []
         for i in self.free_seats():
             if fill is None:
-                raise BadPhase("Every seat must be taken, or choose a bot level to fill them.")
+                raise BadPhase(
+                    "Every seat must be taken, or choose a bot level to fill them.",
+                    reason="empty_seats",
+                    seats=self.free_seats(),
+                )
             events.append(bot_seat_event(i, fill))
         s = self.settings
         chosen = s.seed if s.seed is not None else (seed or secrets.token_hex(8))
@@ -503,7 +526,9 @@ class Room:
         if seat is None:
             raise NotSeated()
         if self.daily is not None:
-            raise BadPhase("A daily deal is played once: start a new daily or a new game.")
+            raise BadPhase(
+                "A daily deal is played once: start a new daily or a new game.", reason="daily"
+            )
         events: list[Event] = []
         if force:
             self._host_only(seat)
@@ -519,7 +544,10 @@ class Room:
         }
         gone = {e["seat"] for e in events if e["e"] == "bot_takes"}
         if force or (present - gone) <= self.votes | {seat}:
-            events.append({"e": "rematch", "seed": secrets.token_hex(8)})
+            rematch: Event = {"e": "rematch", "seed": secrets.token_hex(8)}
+            if self.settings.decks:
+                rematch["decks"] = True  # the stacked decks again; older logs lack the flag
+            events.append(rematch)
         return events
 
     def decide_leave(self, seat: int) -> Event:
@@ -559,7 +587,7 @@ class Room:
         self.host = self.next_host(leaving)
         if self.host is None:
             return []
-        return [_line("host", self.host, f"{self._name(self.host)} is now the host.")]
+        return [{"ev": "host", "seat": self.host}]
 
     def _on_sit(self, e: Event) -> list[Line]:
         seat = e["seat"]
@@ -571,24 +599,25 @@ class Room:
             since=self.version,
             ready=e.get("ready", False),
             player=e.get("player"),
+            connected=e.get("connected", False),
         )
         if self.host is None and e["kind"] == "human":
             self.host = seat
-        return [_line("sit", seat, f"{e['name']} sat down.")]
+        return [{"ev": "sat", "seat": seat, "name": e["name"], "bot": e.get("level")}]
 
     def _on_move_seat(self, e: Event) -> list[Line]:
         a, b = e["from"], e["to"]
         self.seats[b], self.seats[a] = self.seats[a], None
         if self.host == a:
             self.host = b
-        return [_line("sit", b, f"{self._name(b)} moved to seat {b + 1}.")]
+        return [{"ev": "moved_seat", "seat": b, "from": a}]
 
     def _on_unseat(self, e: Event) -> list[Line]:
         seat = e["seat"]
         name = self._name(seat)
         lines = self._hand_over_host(seat)
         self.seats[seat] = None
-        return [_line("leave", seat, f"{name} left."), *lines]
+        return [{"ev": "left", "seat": seat, "name": name}, *lines]
 
     def _on_bot_takes(self, e: Event) -> list[Line]:
         seat = e["seat"]
@@ -596,7 +625,7 @@ class Room:
         name = old.name if old else f"Bot {seat + 1}"
         lines = self._hand_over_host(seat)
         self.seats[seat] = Seat(name=name, kind="bot", level=e["level"], since=self.version)
-        return [_line("leave", seat, f"{name} left; a bot plays the seat."), *lines]
+        return [{"ev": "bot_took", "seat": seat, "name": name, "level": e["level"]}, *lines]
 
     def _on_kick(self, e: Event) -> list[Line]:
         seat = e["seat"]
@@ -611,11 +640,11 @@ class Room:
             self.seats[seat] = None
         else:
             self.seats[seat] = Seat(name=f"Bot {seat + 1}", kind="bot", level="heuristic")
-        return [_line("kick", seat, f"{name} was removed by the host."), *lines]
+        return [{"ev": "kicked", "seat": seat, "name": name}, *lines]
 
     def _on_host(self, e: Event) -> list[Line]:
         self.host = e["seat"]
-        return [_line("host", self.host, f"{self._name(self.host)} is now the host.")]
+        return [{"ev": "host", "seat": self.host}]
 
     def _on_ready(self, e: Event) -> list[Line]:
         s = self.seats[e["seat"]]
@@ -625,8 +654,7 @@ class Room:
 
     def _on_lock(self, e: Event) -> list[Line]:
         self.locked = e["locked"]
-        text = "The host locked the room." if self.locked else "The host unlocked the room."
-        return [_line("lock", self.host, text)]
+        return [{"ev": "locked", "seat": self.host, "locked": self.locked}]
 
     def _on_configure(self, e: Event) -> list[Line]:
         self.settings = RoomOptions.model_validate(e["options"])
@@ -635,7 +663,7 @@ class Room:
         for s in self.seats:
             if s is not None:
                 s.ready = False
-        return [_line("configure", self.host, "The host changed the room's options.")]
+        return [{"ev": "configured", "seat": self.host}]
 
     def _on_presence(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
@@ -653,8 +681,7 @@ class Room:
         seat.away = e["away"]
         if not seat.away:
             seat.idle = 0
-        text = "is away; a bot plays for now." if e["away"] else "is back."
-        return [_line("away", e["seat"], f"{seat.name} {text}")]
+        return [{"ev": "away", "seat": e["seat"], "away": seat.away}]
 
     def _on_timeout(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
@@ -662,37 +689,37 @@ class Room:
             return []
         seat.idle += 1
         self.expired = self.turn_key
-        lines = [_line("timeout", e["seat"], f"{seat.name}'s time ran out; a bot plays the turn.")]
+        lines: list[Line] = [{"ev": "timed_out", "seat": e["seat"]}]
         if e["away"] and not seat.away:
             seat.away = True
-            lines.append(_line("away", e["seat"], f"{seat.name} is away; a bot plays for now."))
+            lines.append({"ev": "away", "seat": e["seat"], "away": True})
         return lines
 
     def _on_vote(self, e: Event) -> list[Line]:
         self.votes.add(e["seat"])
-        return [_line("rematch", e["seat"], f"{self._name(e['seat'])} wants a rematch.")]
+        return [{"ev": "rematch_vote", "seat": e["seat"]}]
 
     def _on_rematch(self, e: Event) -> list[Line]:
         if self.match is not None:
             self.finished.append(self.match.record())
         self.votes.clear()
         self.turns = 0
-        self.match = new_match(self.options, seed=e["seed"])
+        decks = (self.settings.decks or ()) if e.get("decks") else ()
+        self.match = new_match(self.options, seed=e["seed"], decks=decks)
         dealer = self.match.position.dealer
-        return [_line("start", dealer, f"Rematch! {self._name(dealer)} deals.")]
+        return [{"ev": "started", "dealer": dealer, "rematch": True}]
 
     def _on_start(self, e: Event) -> list[Line]:
         s = self.settings
         self.match = new_match(self.options, seed=e["seed"], decks=s.decks or (), dealer=s.dealer)
         dealer = self.match.position.dealer
-        return [_line("start", dealer, f"The match begins; {self._name(dealer)} deals.")]
+        return [{"ev": "started", "dealer": dealer, "rematch": False}]
 
     def _on_next(self, e: Event) -> list[Line]:
         assert self.match is not None
         self.match = self.match.next_hand()
         dealer = self.match.position.dealer
-        no = self.match.hand_index + 1
-        return [_line("deal", dealer, f"Hand {no}: {self._name(dealer)} deals.")]
+        return [{"ev": "dealt", "dealer": dealer, "hand": self.match.hand_index + 1}]
 
     def _on_act(self, e: Event) -> list[Line]:
         assert self.match is not None
@@ -711,21 +738,21 @@ class Room:
         s = self.seats[seat]
         if s is not None and e.get("by") != "bot":
             s.idle = 0
-        name = self._name(seat)
-        lines = [_describe(name, seat, action, before, self.match)]
+        lines = [_describe(seat, action, before, self.match)]
         if isinstance(action, EndTurn):
             self.turns += 1
         result = self.match.position.result
         if result is not None:
-            if result.reason == "emptied":
-                text = f"{name} went out and wins the hand."
-            else:
-                text = "Nobody can or will move: the hand is blocked."
-            penalties = ", ".join(f"{self._name(i)} {p}" for i, p in enumerate(result.penalties))
-            lines.append(_line("hand_over", result.out, f"{text} Penalties: {penalties}."))
+            lines.append(
+                {
+                    "ev": "hand_over",
+                    "out": result.out,
+                    "reason": result.reason,
+                    "penalties": list(result.penalties),
+                }
+            )
             if self.match.phase == "finished":
-                winners = " and ".join(self._name(i) for i in self.match.winners)
-                lines.append(_line("match_over", None, f"Match over: {winners} won."))
+                lines.append({"ev": "match_over", "winners": list(self.match.winners)})
         return lines
 
 
@@ -747,19 +774,16 @@ def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None 
     return event
 
 
-def _line(kind: str, seat: int | None, text: str) -> Line:
-    return {"kind": kind, "seat": seat, "text": text}
-
-
-def _describe(name: str, seat: int, action: Action, before: Any, after: Match) -> Line:
+def _describe(seat: int, action: Action, before: Any, after: Match) -> Line:
+    """The log event of one game action (what anyone at the table saw happen)."""
     if isinstance(action, Play):
-        return _line("play", seat, f"{name} played {action.card} on {action.pile}.")
+        return {"ev": "played", "seat": seat, "card": action.card, "pile": action.pile}
     if isinstance(action, Move):
-        return _line("move", seat, f"{name} moved pile {action.src} onto {action.dst}.")
+        return {"ev": "moved", "seat": seat, "from": action.src, "to": action.dst}
     drew = len(after.position.stock) < len(before.stock)
     if drew and after.options.draw == "end":
-        return _line("draw", seat, f"{name} drew a card and ended the turn.")
-    return _line("end", seat, f"{name} ended the turn.")
+        return {"ev": "drew", "seat": seat}
+    return {"ev": "ended", "seat": seat}
 
 
 __all__ = [

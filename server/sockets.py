@@ -68,7 +68,7 @@ class Sockets:
                         # so the closing handshake is not stuck behind unread frames.
                         conn.close_after_queue(POLICY_VIOLATION, "rate limit exceeded")
                         continue
-                    refuse(conn, RateLimited(), None)
+                    refuse(conn, RateLimited(reason="messages", rate=int(settings.rate)), None)
                     continue
                 await self._handle_frame(conn, frame)
         except ConnectionClosed:
@@ -88,7 +88,14 @@ class Sockets:
         logs.context.set({"conn": conn.id, "room": room and room.code, "seat": conn.seat})
         try:
             if not isinstance(frame, str):
-                raise BadMessage("Send text frames only: binary frames are refused.")
+                raise BadMessage(
+                    "Send text frames only: binary frames are refused.", reason="binary"
+                )
+            limit = self._services.settings.max_message
+            if len(frame) > limit // 4 and len(frame.encode()) > limit:
+                raise BadMessage(
+                    f"Frames are at most {limit} bytes.", reason="too_large", limit=limit
+                )
             message = decode_client(frame)
             metrics = self._services.metrics
             metrics.count(metrics.messages, message.type)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clients.net import GameClient, ServerError
+from clients.words import LANGUAGES, language
 from protocol.bots import LEVELS
 
 from . import commands
@@ -39,6 +40,7 @@ from .render import (
     Style,
     chat_line,
     daily_label,
+    error_line,
     log_line,
     render,
     render_leaderboard,
@@ -232,13 +234,13 @@ class TerminalClient:
         client, seen = self.client, self._seen
         seen.frames = len(client.frames)
         for line in client.log[seen.log :]:
-            self.write(log_line(line))
+            self.write(log_line(line, client.doc, self.style))
         seen.log = len(client.log)
         for frame in client.chat[seen.chat :]:
             self.write(chat_line(frame))
         seen.chat = len(client.chat)
         for frame in client.errors[seen.errors :]:
-            self.write(f"! {frame['message']} ({frame['code']})")
+            self.write(error_line(frame, client.doc, self.style))
         seen.errors = len(client.errors)
         self._save_token()
         key = screen_key(client.doc, client.seat)
@@ -373,7 +375,9 @@ class TerminalClient:
                 try:
                     if not await self.handle(line):
                         break
-                except (ServerError, TimeoutError) as exc:
+                except ServerError as exc:
+                    self.write(error_line(exc.frame, self.client.doc, self.style))
+                except TimeoutError as exc:
                     self.write(f"! {exc}")
                 except ConnectionError:
                     self.write("The connection to the server is closed.")
@@ -459,6 +463,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-color", action="store_true", help="no ANSI colours")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=language(),
+        help="language of the table log and refusals (default: KC_LANG or LANG, else en)",
+    )
     return p
 
 
@@ -494,7 +504,7 @@ async def amain(
     args = parser().parse_args(list(argv))
     out: Write = write if write is not None else (lambda text: print(text, flush=True))
     colour = sys.stdout.isatty() if tty is None else tty
-    style = Style(color=colour and not args.no_color, symbols=not args.ascii)
+    style = Style(color=colour and not args.no_color, symbols=not args.ascii, lang=args.lang)
     tokens = TokenFile(args.token_file or default_path())
     client = GameClient(args.url, args.name, reconnect=True)
     client.player = tokens.player(args.url)

@@ -9,10 +9,11 @@ own hand and nobody else's, a spectator's has no hand at all.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clients.words import describe_error, describe_event
 from protocol.engine import CORNERS, SIDES
 
 Doc = Mapping[str, Any]
@@ -30,10 +31,12 @@ LOG_LINES = 8
 
 @dataclass(frozen=True, slots=True)
 class Style:
-    """How to draw cards: ANSI colours (for a tty) and suit symbols or letters."""
+    """How to draw cards (ANSI colours for a tty, suit symbols or letters) and in which
+    language to word the table log and refusals (see :mod:`clients.words`)."""
 
     color: bool = False
     symbols: bool = True
+    lang: str = "en"
 
 
 PLAIN = Style(color=False, symbols=True)
@@ -196,10 +199,27 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(1, width - _visible_len(text))
 
 
-def render_log(log: Sequence[Mapping[str, Any]], limit: int = LOG_LINES) -> str:
-    """The last ``limit`` table-log lines."""
+def seat_names(doc: Doc | None) -> Callable[[int | None], str]:
+    """:func:`seat_name` for the seats of ``doc`` (``Seat n`` for all when there is none)."""
+    if doc is None:
+        return lambda seat: "?" if seat is None else f"Seat {seat + 1}"
+    return lambda seat: seat_name(doc, seat)
+
+
+def describe(line: Mapping[str, Any], doc: Doc | None, style: Style = PLAIN) -> str:
+    """One table-log event in words, in ``style``'s language."""
+    return describe_event(line, seat_names(doc), style.lang, lambda c: card(c, style))
+
+
+def render_log(
+    log: Sequence[Mapping[str, Any]],
+    doc: Doc | None = None,
+    style: Style = PLAIN,
+    limit: int = LOG_LINES,
+) -> str:
+    """The last ``limit`` table-log events, worded."""
     shown = list(log)[-limit:]
-    return "\n".join(f"  · {line['text']}" for line in shown)
+    return "\n".join(f"  · {describe(line, doc, style)}" for line in shown)
 
 
 def chat_line(frame: Mapping[str, Any]) -> str:
@@ -207,8 +227,14 @@ def chat_line(frame: Mapping[str, Any]) -> str:
     return f"[{frame['name']}] {frame['text']}"
 
 
-def log_line(line: Mapping[str, Any]) -> str:
-    return f"· {line['text']}"
+def log_line(line: Mapping[str, Any], doc: Doc | None = None, style: Style = PLAIN) -> str:
+    return f"· {describe(line, doc, style)}"
+
+
+def error_line(frame: Mapping[str, Any], doc: Doc | None = None, style: Style = PLAIN) -> str:
+    """A refusal worded from its code and parameters: ``! 6♠ does not fit ... (does_not_fit)``."""
+    words = describe_error(frame, style.lang, seat_names(doc), lambda c: card(c, style))
+    return f"! {words} ({frame['code']})"
 
 
 def turn_line(doc: Doc, me: int | None) -> str:
@@ -303,7 +329,7 @@ def render(
         if game.get("result") is not None or game["phase"] == "finished":
             parts.append(render_result(doc, style))
     if log:
-        parts.append("Log:\n" + render_log(log))
+        parts.append("Log:\n" + render_log(log, doc, style))
     status = turn_line(doc, me)
     if status:
         parts.append(status)
@@ -414,6 +440,8 @@ __all__ = [
     "cards",
     "chat_line",
     "daily_label",
+    "describe",
+    "error_line",
     "log_line",
     "render",
     "render_actions",
@@ -426,5 +454,6 @@ __all__ = [
     "render_seats",
     "render_table",
     "seat_name",
+    "seat_names",
     "turn_line",
 ]

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clients.words import LANGUAGES, language
 from protocol.engine import (
     NEXT_HAND,
     EndTurn,
@@ -245,46 +246,85 @@ def navigate(replay: Replay, index: int, line: str) -> Go:
 # --- showing ----------------------------------------------------------------------------
 
 
-def _seat(replay: Replay, seat: int) -> str:
+#: The replay's captions, by language (clients.words words the live table log).
+CAPTIONS: dict[str, dict[str, str]] = {
+    "en": {
+        "seat": "seat {n}",
+        "seat_named": "seat {n} ({name})",
+        "dealt": "Hand {hand} dealt by {dealer}; {first} plays first.",
+        "played": "{who} played {card} on {pile}",
+        "moved": "{who} moved pile {src} onto {dst}",
+        "ended": "{who} ended the turn",
+        "a_card": "a card",
+        "cards": "{n} cards",
+        "and_drew": " and drew {noun}",
+        "drew": "{who} drew {noun}",
+        "hand_over": " Hand {hand} is over.",
+        "match_over": " The match is over.",
+    },
+    "es": {
+        "seat": "asiento {n}",
+        "seat_named": "asiento {n} ({name})",
+        "dealt": "Mano {hand}, repartida por {dealer}; empieza {first}.",
+        "played": "{who} jugó {card} en {pile}",
+        "moved": "{who} movió el montón {src} sobre {dst}",
+        "ended": "{who} terminó su turno",
+        "a_card": "una carta",
+        "cards": "{n} cartas",
+        "and_drew": " y robó {noun}",
+        "drew": "{who} robó {noun}",
+        "hand_over": " La mano {hand} ha terminado.",
+        "match_over": " La partida ha terminado.",
+    },
+}
+
+
+def _seat(replay: Replay, seat: int, lang: str = "en") -> str:
+    words = CAPTIONS.get(lang, CAPTIONS["en"])
     name = replay.names()[seat]
-    return f"seat {seat + 1}" if name == f"Seat {seat + 1}" else f"seat {seat + 1} ({name})"
+    if name == f"Seat {seat + 1}":
+        return words["seat"].format(n=seat + 1)
+    return words["seat_named"].format(n=seat + 1, name=name)
 
 
 def caption(replay: Replay, index: int, style: Style = PLAIN) -> str:
-    """What step ``index`` did, e.g. ``seat 2 (Bot 2) played 7♥ on N.``"""
+    """What step ``index`` did, e.g. ``seat 2 (Bot 2) played 7♥ on N.``, in ``style``'s
+    language."""
+    words = CAPTIONS.get(style.lang, CAPTIONS["en"])
+    lang = style.lang
     step = replay.steps[index]
     match = step.match
     if step.seat is None:
-        dealer = _seat(replay, match.position.dealer)
-        first = _seat(replay, match.position.turn)
-        return f"Hand {step.hand} dealt by {dealer}; {first} plays first."
+        dealer = _seat(replay, match.position.dealer, lang)
+        first = _seat(replay, match.position.turn, lang)
+        return words["dealt"].format(hand=step.hand, dealer=dealer, first=first)
     before = replay.steps[index - 1].match
     assert step.entry is not None
     action = action_from_text(step.entry)
-    who = _seat(replay, step.seat)
+    who = _seat(replay, step.seat, lang)
     if isinstance(action, Play):
-        text = f"{who} played {card(action.card, style)} on {action.pile}"
+        text = words["played"].format(who=who, card=card(action.card, style), pile=action.pile)
     elif isinstance(action, Move):
-        text = f"{who} moved pile {action.src} onto {action.dst}"
+        text = words["moved"].format(who=who, src=action.src, dst=action.dst)
     else:
         assert isinstance(action, EndTurn)
-        text = f"{who} ended the turn"
+        text = words["ended"].format(who=who)
     mine, others = "", []
     for seat, (was, now) in enumerate(
         zip(before.position.hands, match.position.hands, strict=True)
     ):
         drawn = len(now) - len(was)
         if drawn > 0:
-            noun = "a card" if drawn == 1 else f"{drawn} cards"
+            noun = words["a_card"] if drawn == 1 else words["cards"].format(n=drawn)
             if seat == step.seat:
-                mine = f" and drew {noun}"
+                mine = words["and_drew"].format(noun=noun)
             else:
-                others.append(f"{_seat(replay, seat)} drew {noun}")
+                others.append(words["drew"].format(who=_seat(replay, seat, lang), noun=noun))
     text += mine + "".join(f"; {other}" for other in others) + "."
     if match.position.result is not None and before.position.result is None:
-        text += f" Hand {step.hand} is over."
+        text += words["hand_over"].format(hand=step.hand)
         if match.phase == "finished":
-            text += " The match is over."
+            text += words["match_over"]
     return text
 
 
@@ -392,6 +432,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", type=int, metavar="N", help="start at the deal of hand N")
     p.add_argument("--no-color", action="store_true", help="no ANSI colours")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=language(),
+        help="language of the captions (default: KC_LANG or LANG, else en)",
+    )
     return p
 
 
@@ -414,7 +460,7 @@ def main(
     args = parser().parse_args(sys.argv[1:] if argv is None else list(argv))
     out: Write = write if write is not None else (lambda text: print(text, flush=True))
     colour = sys.stdout.isatty() if tty is None else tty
-    style = Style(color=colour and not args.no_color, symbols=not args.ascii)
+    style = Style(color=colour and not args.no_color, symbols=not args.ascii, lang=args.lang)
     try:
         replay = build(fetch_record(args.url, args.id))
     except ReplayError as exc:

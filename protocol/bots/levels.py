@@ -51,7 +51,11 @@ def make_bot(
         return simple(seed)
     config = CONFIGS.get(level)
     if config is None:
-        raise BadOptions(f"Unknown bot level {level!r}; levels are {', '.join(LEVELS)}.")
+        raise BadOptions(
+            f"Unknown bot level {level!r}; levels are {', '.join(LEVELS)}.",
+            reason="level",
+            level=level,
+        )
     return SearchBot(level, replace(config, budget_ms=budget_ms), seed)
 
 

@@ -30,7 +30,9 @@ def first_dealer(seed: str, seats: int) -> int:
 def check_deck(deck: Sequence[str]) -> tuple[str, ...]:
     """Return ``deck`` as a tuple after checking it holds the 52 cards once each."""
     if len(deck) != 52 or set(deck) != CARDS:
-        raise BadOptions("A stacked deck must list each of the 52 card codes exactly once.")
+        raise BadOptions(
+            "A stacked deck must list each of the 52 card codes exactly once.", reason="deck"
+        )
     return tuple(deck)
 
 
@@ -43,7 +45,7 @@ def deal(deck: Sequence[str], options: Options, dealer: int) -> Position:
     deck = check_deck(deck)
     n = options.seats
     if not 0 <= dealer < n:
-        raise BadOptions(f"dealer must be a seat from 0 to {n - 1}.")
+        raise BadOptions(f"dealer must be a seat from 0 to {n - 1}.", reason="dealer", seats=n)
     hands: list[list[str]] = [[] for _ in range(n)]
     for k in range(HAND_SIZE * n):
         hands[(dealer + 1 + k) % n].append(deck[k])

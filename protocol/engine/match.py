@@ -68,7 +68,11 @@ class Match:
         return tuple(i for i, t in enumerate(self.totals) if t == low)
 
     def apply(self, action: Action, seat: int | None = None) -> Match:
-        """The match after ``action``; a refused action raises and changes nothing."""
+        """The match after ``action``, which it also logs (scoring the hand when it ends).
+
+        Refusals are those of :func:`protocol.engine.rules.apply`, codes and precedence
+        included (anything that is not an action raises ``BadAction``); nothing changes.
+        """
         position = apply_to_position(self.position, action, seat)
         log = (*self.hand_log, action.text())
         results, totals = self.results, self.totals
@@ -143,7 +147,11 @@ def new_match(
     if dealer is None:
         dealer = first_dealer(seed, options.seats)
     elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < options.seats:
-        raise BadOptions(f"dealer must be a seat from 0 to {options.seats - 1}.")
+        raise BadOptions(
+            f"dealer must be a seat from 0 to {options.seats - 1}.",
+            reason="dealer",
+            seats=options.seats,
+        )
     position = deal(deck_for_hand(seed, stacked, 0), options, dealer)
     return Match(
         options=options,

@@ -27,13 +27,13 @@ class Options:
 
     def __post_init__(self) -> None:
         if not isinstance(self.seats, int) or not 2 <= self.seats <= 4:
-            raise BadOptions("seats must be 2, 3 or 4.")
+            raise BadOptions("seats must be 2, 3 or 4.", reason="seats")
         if type(self.target) is not int or not 1 <= self.target <= 500:  # a bool is not a target
-            raise BadOptions("target must be an integer from 1 to 500.")
+            raise BadOptions("target must be an integer from 1 to 500.", reason="target")
         if self.draw not in ("end", "start"):
-            raise BadOptions("draw must be 'end' or 'start'.")
+            raise BadOptions("draw must be 'end' or 'start'.", reason="draw")
         if not isinstance(self.kings_first, bool):
-            raise BadOptions("kings_first must be true or false.")
+            raise BadOptions("kings_first must be true or false.", reason="kings_first")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,5 +42,8 @@ class Options:
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
         unknown = set(data) - {"seats", "target", "draw", "kings_first"}
         if unknown:
-            raise BadOptions(f"Unknown options: {', '.join(sorted(unknown))}.")
+            names = sorted(unknown)
+            raise BadOptions(
+                f"Unknown options: {', '.join(names)}.", reason="unknown", unknown=names
+            )
         return cls(**data)

@@ -18,6 +18,7 @@ from protocol.errors import (
     NoSuchPile,
     NotInHand,
     NotYourTurn,
+    Param,
 )
 
 from .actions import END_TURN, MOVES, PLAYS, Action, EndTurn, Move, Play
@@ -27,11 +28,15 @@ from .table import PILE_INDEX, PILES, is_corner
 
 
 def legal_actions(position: Position) -> list[Action]:
-    """Every action the seat to move may take now, in a stable order.
+    """Every action the seat to move may take now, in a stable, deterministic order.
 
-    Plays onto piles (pile order, then hand order), then pile moves, then ``end`` when
-    ending the turn is allowed. Empty when the hand is over. The list is computed once
-    per position and shared: callers must not modify it.
+    Plays first, pile by pile in ``PILES`` order; onto a non-empty pile the (at most two)
+    fitting cards come in ``DECK`` order, onto an empty side pile the hand's cards and onto
+    an empty corner its kings come in hand order. Then pile moves, source by source in
+    ``PILES`` order: a king-based side pile to each empty corner in ``PILES`` order, any
+    other pile onto the (at most two) piles whose top its base fits, in ``DECK`` order of
+    that top card. Then ``end`` when ending the turn is allowed. Empty when the hand is
+    over. The list is computed once per position and shared: callers must not modify it.
     """
     cached = position.legal_cache
     if cached is not None:
@@ -98,25 +103,42 @@ def is_legal(position: Position, action: Action) -> bool:
     return action in legal_actions(position)
 
 
+#: The classes of :data:`~protocol.engine.actions.Action`; anything else is refused.
+_ACTION_TYPES = (Play, Move, EndTurn)
+
+
 def apply(position: Position, action: Action, seat: int | None = None) -> Position:
     """Return the position after ``action`` by the seat to move.
 
     When ``seat`` is given it must be the seat to move. A refused action raises an
-    :class:`~protocol.errors.IllegalAction` with a precise code and changes nothing.
+    :class:`~protocol.errors.IllegalAction` with a precise code and changes nothing;
+    when several faults apply, the code is chosen as :func:`explain` documents (anything
+    that is not a ``Play``, ``Move`` or ``EndTurn`` raises :class:`BadAction`).
     """
-    if position.result is not None:
-        raise HandOver()
-    if seat is not None and seat != position.turn:
-        raise NotYourTurn()
+    if position.result is not None or (seat is not None and seat != position.turn):
+        raise _refusal(position, action, seat)
     legal = legal_actions(position)
     # Parsed and generated actions are the interned objects of PLAYS and MOVES, so an
-    # identity scan finds them without calling __eq__; anything else falls back to equality.
+    # identity scan finds them without calling __eq__; anything else falls back to equality
+    # (for actions only: an object equal to everything must not pass for one).
     for candidate in legal:
         if candidate is action:
             return _perform(position, action)
-    if action not in legal:
-        raise explain(position, action)
+    if not isinstance(action, _ACTION_TYPES) or action not in legal:
+        raise _refusal(position, action, seat)
     return _perform(position, action)
+
+
+def _refusal(position: Position, action: Action, seat: int | None) -> IllegalAction:
+    """The error for a refused ``action``: :func:`explain`, with the seat check in its place."""
+    if (
+        isinstance(action, _ACTION_TYPES)
+        and position.result is None
+        and seat is not None
+        and seat != position.turn
+    ):
+        return NotYourTurn()
+    return explain(position, action)
 
 
 def _perform(position: Position, action: Action) -> Position:
@@ -167,8 +189,25 @@ def draw_for_turn(p: Position) -> Position:
 def explain(position: Position, action: Action) -> IllegalAction:
     """The error that says why ``action`` is refused in ``position``.
 
-    Used only to word a refusal: legality is decided by :func:`legal_actions`.
+    Used only to word a refusal: legality is decided by :func:`legal_actions` (for a legal
+    action the answer means nothing). When several faults apply, the first of these wins:
+
+    1. ``bad_action``: not a ``Play``, ``Move`` or ``EndTurn`` at all;
+    2. ``hand_over``: the hand has ended;
+    3. ``not_your_turn`` (in :func:`apply` only, when its ``seat`` is not the seat to move);
+    4. ``end``: ``must_play_king``, its only refusal;
+    5. a play: ``bad_action`` (no card code), ``no_such_pile``, ``not_in_hand``, then
+       ``corner_needs_king`` (an empty corner) or ``does_not_fit`` (a non-empty pile);
+    6. a move: ``no_such_pile`` (source, then destination), ``cannot_move_pile`` (empty
+       source), ``cannot_move_pile`` (onto itself), then by destination: an empty side,
+       ``cannot_move_pile``; an empty corner, ``corner_needs_king`` when the base is no
+       king, else ``cannot_move_pile``; a pile, ``does_not_fit``.
     """
+    if not isinstance(action, _ACTION_TYPES):
+        return BadAction(
+            f"{type(action).__name__} is not an action: expected Play, Move or EndTurn.",
+            reason="not_an_action",
+        )
     if position.result is not None:
         return HandOver()
     hand = position.hands[position.turn]
@@ -176,43 +215,79 @@ def explain(position: Position, action: Action) -> IllegalAction:
     if isinstance(action, EndTurn):
         return MustPlayKing()
     if isinstance(action, Play):
-        if action.card not in CARDS:
-            return BadAction(f"{action.card!r} is not a card code such as 7H, 10D or KS.")
-        if action.pile not in PILE_INDEX:
-            return NoSuchPile(f"There is no pile {action.pile!r}; piles are {', '.join(PILES)}.")
+        if not isinstance(action.card, str) or action.card not in CARDS:
+            card = action.card if isinstance(action.card, str) else None
+            return BadAction(
+                f"{action.card!r} is not a card code such as 7H, 10D or KS.",
+                reason="not_a_card",
+                card=card,
+            )
+        if not isinstance(action.pile, str) or action.pile not in PILE_INDEX:
+            pile = action.pile if isinstance(action.pile, str) else None
+            return NoSuchPile(
+                f"There is no pile {action.pile!r}; piles are {', '.join(PILES)}.", pile=pile
+            )
         if action.card not in hand:
-            return NotInHand(f"{action.card} is not in your hand.")
+            return NotInHand(f"{action.card} is not in your hand.", card=action.card)
         i = PILE_INDEX[action.pile]
         if not piles[i]:
-            return CornerNeedsKing(f"Only a king may start the empty corner {action.pile}.")
+            return CornerNeedsKing(
+                f"Only a king may start the empty corner {action.pile}.",
+                card=action.card,
+                pile=action.pile,
+            )
         return DoesNotFit(
             f"{action.card} does not fit on {piles[i][-1]}: it must be one rank lower "
-            "and of the opposite colour."
+            "and of the opposite colour.",
+            card=action.card,
+            pile=action.pile,
+            onto=piles[i][-1],
         )
     for name in (action.src, action.dst):
-        if name not in PILE_INDEX:
-            return NoSuchPile(f"There is no pile {name!r}; piles are {', '.join(PILES)}.")
+        if not isinstance(name, str) or name not in PILE_INDEX:
+            return NoSuchPile(
+                f"There is no pile {name!r}; piles are {', '.join(PILES)}.",
+                pile=name if isinstance(name, str) else None,
+            )
     src, dst = PILE_INDEX[action.src], PILE_INDEX[action.dst]
     if not piles[src]:
-        return CannotMovePile(f"{action.src} is empty: there is nothing to move.")
+        return CannotMovePile(
+            f"{action.src} is empty: there is nothing to move.",
+            reason="empty",
+            **{"from": action.src, "to": action.dst},
+        )
+    ends: dict[str, Param] = {"from": action.src, "to": action.dst}
     if src == dst:
-        return CannotMovePile("A pile cannot move onto itself.")
+        return CannotMovePile("A pile cannot move onto itself.", reason="itself", **ends)
     base = piles[src][0]
     if not piles[dst]:
         if not is_corner(dst):
-            return CannotMovePile("A pile never moves onto an empty side space.")
+            return CannotMovePile(
+                "A pile never moves onto an empty side space.", reason="empty_side", **ends
+            )
         if not IS_KING[base]:
             return CornerNeedsKing(
-                f"Only a king-based pile may move to the empty corner {action.dst}."
+                f"Only a king-based pile may move to the empty corner {action.dst}.",
+                base=base,
+                **ends,
             )
-        return CannotMovePile("A corner pile never moves onto another empty corner.")
+        return CannotMovePile(
+            "A corner pile never moves onto another empty corner.",
+            reason="corner_to_corner",
+            **ends,
+        )
     if IS_KING[base]:
         return DoesNotFit(
-            "A king-based pile never moves onto another pile: nothing is above a king."
+            "A king-based pile never moves onto another pile: nothing is above a king.",
+            reason="king_pile",
+            **ends,
         )
     return DoesNotFit(
         f"The base of {action.src} ({base}) does not fit on {piles[dst][-1]}; "
-        "a pile moves whole, by its base."
+        "a pile moves whole, by its base.",
+        base=base,
+        onto=piles[dst][-1],
+        **ends,
     )
 
 

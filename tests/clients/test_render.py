@@ -11,6 +11,7 @@ from clients.terminal.render import (
     Style,
     action_label,
     card,
+    describe,
     render,
     render_actions,
     render_pile,
@@ -137,7 +138,7 @@ def test_player_view_shows_everything_public_and_only_its_own_hand() -> None:
     me = room.match.position.turn
     doc = room.doc(me)
     game = doc["game"]
-    text = render(doc, me, log=[{"kind": "start", "seat": 0, "text": "The match begins."}])
+    text = render(doc, me, log=[{"ev": "started", "dealer": 0, "rematch": False}])
     # The hand, every pile and the stock.
     hand = game["hand"]
     assert f"Your hand ({len(hand)}): " + " ".join(card(c) for c in hand) in text
@@ -154,7 +155,7 @@ def test_player_view_shows_everything_public_and_only_its_own_hand() -> None:
     # The numbered legal actions, in order.
     for n, action in enumerate(game["legal"], start=1):
         assert f"{n:>2}) {action_label(action)}" in text
-    assert "· The match begins." in text
+    assert "· The match begins; Ana deals." in text
     # No other seat's card: only the own hand and the table appear.
     assert shown_cards(text) <= set(hand) | table_cards(game)
     others = {c for i, h in enumerate(room.match.position.hands) if i != me for c in h}
@@ -215,7 +216,7 @@ def test_hand_over_shows_penalties_left_hands_and_scores() -> None:
     assert hand_row[:2] == ["hand", "1"] and hand_row[2:] == [str(p) for p in result["penalties"]]
     total_row = scores.splitlines()[3].split()
     assert total_row == ["total", *(str(t) for t in game["totals"])]
-    assert lines[-1]["text"] in text
+    assert describe(lines[-1], doc) in text  # the hand_over event, worded
 
 
 def test_finished_match_names_the_winners() -> None:

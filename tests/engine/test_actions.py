@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -109,3 +110,40 @@ def test_actions_are_values() -> None:
     assert Play("7H", "N") == Play("7H", "N")
     assert hash(Move("N", "E")) == hash(Move("N", "E"))
     assert len(set(EVERY_ACTION)) == len(EVERY_ACTION) == 52 * 8 + 8 * 7 + 1
+
+
+def test_play_move_and_end_turn_have_the_documented_attributes() -> None:
+    # docs/engine.md, Actions: Play(card, pile), Move(src, dst), EndTurn() -- all strings.
+    assert [f.name for f in dataclasses.fields(Play)] == ["card", "pile"]
+    assert [f.name for f in dataclasses.fields(Move)] == ["src", "dst"]
+    assert dataclasses.fields(EndTurn) == ()
+    assert get_type_hints(Play) == {"card": str, "pile": str}
+    assert get_type_hints(Move) == {"src": str, "dst": str}
+    play, move = Play("7H", "N"), Move("N", "E")
+    assert (play.card, play.pile) == ("7H", "N")
+    assert (move.src, move.dst) == ("N", "E")
+    assert Play(card="7H", pile="N") == play and Move(src="N", dst="E") == move
+    assert EndTurn() == END_TURN and hash(EndTurn()) == hash(END_TURN)
+
+
+def test_the_move_attributes_are_the_wire_from_and_to() -> None:
+    move = action_from_wire({"type": "move", "from": "W", "to": "NE"})
+    assert isinstance(move, Move)
+    assert (move.src, move.dst) == ("W", "NE")
+
+
+@pytest.mark.parametrize("action", [Play("7H", "N"), Move("N", "E"), END_TURN], ids=str)
+def test_an_action_cannot_be_changed(action: Action) -> None:
+    for field in dataclasses.fields(action):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(action, field.name, "8H")
+    # Slots: no stray attribute either (CPython 3.11 words this one as a TypeError).
+    with pytest.raises((AttributeError, TypeError)):
+        action.extra = "8H"  # type: ignore[union-attr]
+    assert not hasattr(action, "__dict__")
+
+
+def test_building_an_action_checks_nothing_the_rules_do() -> None:
+    odd = Play("1H", "X")
+    assert (odd.card, odd.pile) == ("1H", "X")
+    assert odd.text() == "1H>X"

@@ -67,7 +67,7 @@ async def test_spectator_follows_a_whole_match_and_never_sees_a_hand(
     assert game is not None
     assert "hand" not in game and "legal" not in game
     assert game["totals"] == host.game["totals"]  # type: ignore[index]
-    assert any(line["kind"] == "hand_over" for line in watcher.log)
+    assert any(line["ev"] == "hand_over" for line in watcher.log)
     assert audit(recorder, await room_logs(server)) > 20
 
 
@@ -197,7 +197,7 @@ async def test_a_bot_takes_over_an_absent_seat_and_hands_it_back(
     # After the grace period a bot plays seat 0's turns, so the turn reaches Ben.
     await b.until(lambda c: c.doc is not None and c.doc["room"]["seats"][seat]["away"], 10)
     await b.until(lambda c: c.my_turn, 10)
-    assert any(line["kind"] == "away" for line in b.log)
+    assert any(line["ev"] == "away" for line in b.log)
     again = await client("Ana")
     await again.join(code, token=token)  # type: ignore[arg-type]
     await b.until(lambda c: c.doc is not None and not c.doc["room"]["seats"][seat]["away"])
