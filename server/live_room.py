@@ -4,6 +4,10 @@ Changes go through :meth:`LiveRoom.commit`: decide events from the current state
 them to the store at the expected version, apply them, then send each viewer a patch
 between two of *its own* documents. Another process's changes arrive as an announcement
 and are folded in by :meth:`LiveRoom.catch_up`.
+
+A little over our ~600-line guide: committing, catching up, fanning out, re-binding seats
+and driving bots all work under the one lock on the one set of viewer documents, and read
+best beside each other.
 """
 
 from __future__ import annotations
