@@ -148,6 +148,7 @@ class GameServer:
                 await asyncio.wait_for(asyncio.shield(self.ws_server.wait_closed()), wait)
         for live in list(self.lobby.rooms.values()):
             live.close()
+        await self.tasks.finish(max(deadline - loop.time(), _CLEANUP_WAIT))  # records
         self.tasks.cancel_all()
         self.bots.shutdown()
         await self.store.close()

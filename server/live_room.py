@@ -4,6 +4,10 @@ Changes go through :meth:`LiveRoom.commit`: decide events from the current state
 them to the store at the expected version, apply them, then send each viewer a patch
 between two of *its own* documents. Another process's changes arrive as an announcement
 and are folded in by :meth:`LiveRoom.catch_up`.
+
+A little over our ~600-line guide: committing, catching up, fanning out, re-binding seats
+and driving bots all work under the one lock on the one set of viewer documents, and read
+best beside each other.
 """
 
 from __future__ import annotations
@@ -209,7 +213,8 @@ class LiveRoom:
                     room = self.room
                     log.info("match finished", extra={"room": self.code})
                     self.context.tasks.spawn(
-                        self.context.record(room.finished_record(), room.people(), room.daily)
+                        self.context.record(room.finished_record(), room.people(), room.daily),
+                        finish=True,  # shutdown waits for it: the store is closed after
                     )
                 if version != self.room.version:
                     log.warning(
@@ -546,10 +551,23 @@ class LiveRoom:
         members = await self.context.store.presence(self.code)
         return any(m.get("seat") == seat and m.get("role") == "player" for m in members)
 
-    async def tick(self) -> None:
+    async def tick(self, trust_presence: bool = True) -> None:
         """One maintenance round: fold in anything missed, restart a driver a dead process
-        left behind, and notice seats whose process died (their presence expired)."""
+        left behind, and notice seats whose process died (their presence expired).
+
+        ``trust_presence`` is False while this process's heartbeats have only just resumed
+        (after the store was unreachable every presence record may have expired, other
+        processes' too): nobody is taken for gone on that evidence.
+        """
         await self.catch_up()
+        for i, s in enumerate(self.room.seats):
+            if s is not None and s.kind == "human" and not s.connected and self.seat_connected(i):
+                # Marked gone (by us or another process) while its connection is here: the
+                # presence records had lapsed, say during a store fail-over.
+                await self.seat_returned(i)
+        if not trust_presence:
+            self._missing.clear()
+            return
         settings = self.context.settings
         connected = [
             i

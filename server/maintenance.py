@@ -37,6 +37,9 @@ class Maintenance:
         self._connections = connections
         #: False from a failed check until the store answers again.
         self.store_up = True
+        #: When the last heartbeat was stored, and when heartbeats resumed after a gap.
+        self._last_beat = float("-inf")
+        self._resumed = float("-inf")
 
     def members(self) -> dict[str, dict[str, Any]]:
         """This process's connections in rooms, for the shared presence records."""
@@ -62,7 +65,11 @@ class Maintenance:
                     await self._store.heartbeat(
                         settings.process_id, self.members(), settings.tick * 3
                     )
-                    await self._tick_rooms()
+                    now = asyncio.get_running_loop().time()
+                    if now - self._last_beat > settings.tick * 3:
+                        self._resumed = now  # every presence record may have lapsed meanwhile
+                    self._last_beat = now
+                    await self._tick_rooms(now - self._resumed >= settings.tick * 3)
                 except StoreUnavailable:
                     pass
                 except Exception:
@@ -70,15 +77,18 @@ class Maintenance:
                     log.exception("maintenance round failed")
             await asyncio.sleep(settings.tick)
 
-    async def _tick_rooms(self) -> None:
+    async def _tick_rooms(self, trust_presence: bool = True) -> None:
         """Tick every room, a slice at a time, so moves arriving meanwhile are not held up.
 
         The rooms of a slice tick concurrently: on Redis their reads share round trips.
+        ``trust_presence``: see :meth:`LiveRoom.tick`.
         """
         rooms = list(self._lobby.rooms.values())
         for start in range(0, len(rooms), _TICK_SLICE):
             chunk = rooms[start : start + _TICK_SLICE]
-            results = await asyncio.gather(*(live.tick() for live in chunk), return_exceptions=True)
+            results = await asyncio.gather(
+                *(live.tick(trust_presence) for live in chunk), return_exceptions=True
+            )
             for live, result in zip(chunk, results, strict=True):
                 if isinstance(result, StoreUnavailable):
                     raise result

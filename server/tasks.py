@@ -17,10 +17,21 @@ class Tasks:
     def __init__(self) -> None:
         self.closing = False
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._finishing: set[asyncio.Future[Any]] = set()
 
-    def spawn(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
-        """Run ``coro`` in the background until it ends or the process closes."""
-        return self.track(asyncio.ensure_future(coro))
+    def spawn(self, coro: Awaitable[Any], finish: bool = False) -> asyncio.Future[Any]:
+        """Run ``coro`` in the background until it ends or the process closes; with
+        ``finish``, shutdown waits for it (:meth:`finish`) instead of cancelling it."""
+        task = self.track(asyncio.ensure_future(coro))
+        if finish:
+            self._finishing.add(task)
+            task.add_done_callback(self._finishing.discard)
+        return task
+
+    async def finish(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the tasks spawned with ``finish``."""
+        if self._finishing:
+            await asyncio.wait(list(self._finishing), timeout=timeout)
 
     def track(self, task: asyncio.Future[Any]) -> asyncio.Future[Any]:
         """Keep ``task`` until it is done."""

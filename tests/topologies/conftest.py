@@ -9,7 +9,6 @@ when ``KC_TOPOLOGY_TESTS=1`` (``.ci/run`` sets it in a step of its own). Otherwi
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,25 +23,6 @@ from tests.redis_helpers import UNIT
 from .topology import LocalCluster, SentinelGroup, unique_prefix
 
 __all__ = ["processes"]
-
-ENABLED = os.environ.get("KC_TOPOLOGY_TESTS") == "1"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "topology: needs a Redis Cluster or Sentinel group; runs with KC_TOPOLOGY_TESTS=1",
-    )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect ``topology`` tests unless ``KC_TOPOLOGY_TESTS=1``."""
-    if ENABLED:
-        return
-    kept = [item for item in items if item.get_closest_marker("topology") is None]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
-        items[:] = kept
 
 
 @pytest.fixture(scope="session")

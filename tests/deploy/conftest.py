@@ -1,0 +1,50 @@
+"""The compose deployment started natively (see topology.py), for tests marked ``topology``.
+
+Like tests/topologies, these run only when ``KC_TOPOLOGY_TESTS=1`` (``.ci/run`` sets it in
+a step of its own); otherwise they are *deselected* at collection, not skipped. With the
+variable set, a missing nginx or redis-server is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Generator
+from pathlib import Path
+
+import pytest
+
+from .topology import Deployment
+
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Remember a failed test, so its deployment prints the ends of its logs."""
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
+@pytest.fixture
+async def deployment(request: pytest.FixtureRequest) -> AsyncIterator[Deployment]:
+    """A running deployment of this test alone; every process ended by pid afterwards.
+
+    When the start or the test fails, the ends of the processes' logs are printed.
+    """
+    with tempfile.TemporaryDirectory(prefix="kc-deploy-") as root:
+        made = Deployment(Path(root))
+        try:
+            try:
+                await made.start()
+            except BaseException:
+                print(made.logs())
+                raise
+            yield made
+            if request.node.stash.get(FAILED, False):
+                print(made.logs())
+        finally:
+            made.stop()
