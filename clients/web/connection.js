@@ -1,0 +1,92 @@
+// The WebSocket: opened at boot and again after every loss (with a growing delay), the
+// hello that names this player, and send(), which keeps messages until the server has
+// welcomed this connection. What the frames mean is for the modules app.js hands them to.
+
+import { $ } from "./dom.js";
+import { t } from "./i18n.js";
+import { NAME, S, storage } from "./state.js";
+import { banner } from "./toasts.js";
+
+const PROTOCOL_VERSION = 1;
+
+// What app.js does with each frame, and when the connection drops (see connect()).
+const handlers = { frame() {}, lost() {} };
+
+function wsUrl() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${location.host}/`;
+}
+
+export function currentName() {
+  const typed = $("name").value.trim().slice(0, 24);
+  return typed || t("lobby.default_name");
+}
+
+/** Open the connection; ``onFrame`` gets every frame from the server, ``onLost`` is told
+ * each time the connection drops (it reconnects by itself). */
+export function connect(onFrame, onLost) {
+  handlers.frame = onFrame;
+  handlers.lost = onLost;
+  openSocket();
+}
+
+function openSocket() {
+  const ws = new WebSocket(wsUrl());
+  S.ws = ws;
+  S.welcomed = false;
+  const slow = setTimeout(() => {
+    if (S.ws === ws && !S.welcomed) banner(S.everWelcomed ? t("conn.lost") : t("conn.connecting"));
+  }, 600);
+  ws.addEventListener("open", () => {
+    S.helloTries = 0;
+    S.helloName = currentName();
+    ws.send(JSON.stringify(hello(S.helloName)));
+  });
+  ws.addEventListener("message", (event) => {
+    let frame;
+    try {
+      frame = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    handlers.frame(frame);
+  });
+  ws.addEventListener("close", () => {
+    clearTimeout(slow);
+    if (S.ws !== ws) return;
+    S.ws = null;
+    S.welcomed = false;
+    handlers.lost();
+    banner(t("conn.lost"));
+    const delay = Math.min(5000, 300 * 2 ** S.retry) + Math.random() * 300;
+    S.retry += 1;
+    setTimeout(openSocket, delay);
+  });
+}
+
+/** A hello: with the player token when this browser has one, so it stays the same player. */
+export function hello(name) {
+  const message = { type: "hello", version: PROTOCOL_VERSION, name };
+  if (S.player) message.player = S.player;
+  return message;
+}
+
+export function send(message) {
+  if (S.ws && S.welcomed && S.ws.readyState === WebSocket.OPEN) {
+    // A hello queued before the first welcome gets the token that welcome brought.
+    const frame = message.type === "hello" ? hello(message.name) : message;
+    S.ws.send(JSON.stringify(frame));
+  } else {
+    S.outbox.push(message);
+  }
+}
+
+/** Say hello again when the name changed since the last hello (before create/join). */
+export function ensureName() {
+  const name = currentName();
+  storage.set(localStorage, NAME, name);
+  if (name !== S.helloName) {
+    S.helloName = name;
+    send(hello(name));
+  }
+}

@@ -1,0 +1,138 @@
+// What the player does at the table: tap (or click, or Enter/Space on) a card, then a pile;
+// a pile, then another; or drag either onto a pile (pointer events: mouse, pen and touch).
+// Whatever is tried is sent as an action: the server judges it. Escape clears a selection.
+
+import { send } from "./connection.js";
+import { game } from "./doc.js";
+import { $, el } from "./dom.js";
+import { S, render } from "./state.js";
+import { leaveView } from "./views.js";
+
+// --- actions -----------------------------------------------------------------------------
+
+function act(action) {
+  S.seq += 1;
+  S.pending.set(S.seq, action);
+  send({ type: "act", seq: S.seq, action });
+  S.sel = null;
+  S.hint = null;
+  render();
+}
+
+function selectCard(card) {
+  if (S.role !== "player") return;
+  S.hint = null;
+  S.sel = S.sel && S.sel.kind === "card" && S.sel.card === card ? null : { kind: "card", card };
+  render();
+}
+
+function choosePile(pile) {
+  const g = game();
+  if (!g || S.role !== "player") return;
+  if (S.sel && S.sel.kind === "card") {
+    act({ type: "play", card: S.sel.card, pile });
+  } else if (S.sel && S.sel.kind === "pile") {
+    if (S.sel.pile === pile) {
+      S.sel = null;
+      render();
+    } else {
+      act({ type: "move", from: S.sel.pile, to: pile });
+    }
+  } else if (g.piles[pile] && g.piles[pile].length) {
+    S.hint = null;
+    S.sel = { kind: "pile", pile };
+    render();
+  }
+}
+
+function endTurn() {
+  act({ type: "end_turn" });
+}
+
+export function onHint(frame) {
+  const action = frame.action || {};
+  if (action.type === "play") S.sel = { kind: "card", card: action.card };
+  else if (action.type === "move") S.sel = { kind: "pile", pile: action.from };
+  else S.sel = null;
+  S.hint = action;
+  render();
+}
+
+// --- drag and drop (pointer events: mouse, pen and touch) ----------------------------------
+
+let drag = null;
+
+export function startDrag(event, source, visual) {
+  if (event.button !== 0 || S.role !== "player") return;
+  drag = { source, visual, x: event.clientX, y: event.clientY, id: event.pointerId, ghost: null };
+}
+
+function findPile(x, y) {
+  const hit = document.elementFromPoint(x, y);
+  return hit ? hit.closest("[data-pile]") : null;
+}
+
+function onPointerMove(event) {
+  if (!drag || event.pointerId !== drag.id) return;
+  if (!drag.ghost) {
+    if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < 8) return;
+    S.sel = drag.source;
+    S.hint = null;
+    render();
+    drag.ghost = el("div", { class: "drag-ghost" }, drag.visual());
+    document.body.append(drag.ghost);
+  }
+  drag.ghost.style.transform = `translate(${event.clientX}px, ${event.clientY}px)`;
+  for (const node of document.querySelectorAll(".drop-over")) node.classList.remove("drop-over");
+  const over = findPile(event.clientX, event.clientY);
+  if (over) over.classList.add("drop-over");
+}
+
+function endDrag(event, cancelled) {
+  if (!drag || event.pointerId !== drag.id) return;
+  const dragged = drag;
+  drag = null;
+  if (!dragged.ghost) return;
+  dragged.ghost.remove();
+  S.suppressClick = true;
+  setTimeout(() => {
+    S.suppressClick = false;
+  }, 0);
+  for (const node of document.querySelectorAll(".drop-over")) node.classList.remove("drop-over");
+  const over = cancelled ? null : findPile(event.clientX, event.clientY);
+  const pile = over ? over.dataset.pile : null;
+  if (pile && !(dragged.source.kind === "pile" && dragged.source.pile === pile)) choosePile(pile);
+}
+
+// --- wiring ------------------------------------------------------------------------------
+
+export function wireInput() {
+  window.addEventListener("pointermove", onPointerMove);
+  window.addEventListener("pointerup", (event) => endDrag(event, false));
+  window.addEventListener("pointercancel", (event) => endDrag(event, true));
+  $("board").addEventListener("click", (event) => {
+    const pile = event.target.closest("[data-pile]");
+    if (!pile || S.suppressClick) return;
+    choosePile(pile.dataset.pile);
+  });
+  $("hand").addEventListener("click", (event) => {
+    const card = event.target.closest("[data-card]");
+    if (!card || S.suppressClick) return;
+    selectCard(card.dataset.card);
+  });
+  $("end-turn").addEventListener("click", endTurn);
+  $("hint").addEventListener("click", () => send({ type: "hint" }));
+  document.addEventListener("keydown", (event) => {
+    if (S.view) {
+      if (event.key === "Escape") leaveView();
+      return;
+    }
+    if (event.key === "Escape" && !$("overlay").hidden) {
+      $("view-table").click();
+    } else if (event.key === "Escape" && S.sel) {
+      S.sel = null;
+      S.hint = null;
+      render();
+    }
+  });
+}

@@ -1,0 +1,241 @@
+// The lobby: your name, the daily deal, quick play, joining by code or invitation, resuming
+// the last seat, the "New room" form and the public rooms list.
+
+import { cardFace } from "./cards.js";
+import { currentName, ensureName, send } from "./connection.js";
+import { $, el } from "./dom.js";
+import { t } from "./i18n.js";
+import { levelOptions, optionsSummary } from "./options.js";
+import { CREATE, LAST, NAME, S, storage } from "./state.js";
+import { resume } from "./sync.js";
+import { toast } from "./toasts.js";
+import { go } from "./views.js";
+
+export const CODE_RE = /^[A-Za-z0-9]{6}$/;
+
+export function renderLobby() {
+  $("notice").hidden = !S.notice;
+  if (S.notice) $("notice-text").textContent = t(S.notice.key, S.notice.vars);
+  const code = S.invite;
+  $("invite").hidden = !code;
+  if (code) $("invite-title").textContent = t("lobby.invite", { code });
+  const last = storage.get(localStorage, LAST);
+  const showResume = Boolean(last && last.room && !code && !S.room);
+  $("resume").hidden = !showResume;
+  if (showResume) $("resume-text").textContent = t("lobby.resume_text", { code: last.room });
+  $("quick-form").hidden = Boolean(S.queued);
+  $("quick-wait").hidden = !S.queued;
+  if (S.queued) $("quick-wait-text").textContent = t("lobby.quick_wait", { n: S.queued });
+  renderSeatOptions();
+  renderRooms();
+}
+
+function renderSeatOptions() {
+  const seats = Number($("opt-seats").value);
+  const box = $("seat-opts");
+  const rows = [el("div", { class: "seat-row you", text: t("lobby.seat_you") })];
+  for (let i = 1; i < seats; i += 1) {
+    const id = `seat-opt-${i}`;
+    const select = el("select", { id, dataset: { seat: String(i) } });
+    levelOptions(select, S.seatChoices[i - 1], ["open", t("lobby.open")]);
+    select.addEventListener("change", () => {
+      S.seatChoices[i - 1] = select.value;
+    });
+    rows.push(
+      el(
+        "div",
+        { class: "seat-row" },
+        el("label", { for: id, text: t("lobby.seat_n", { n: i + 1 }) }),
+        select,
+      ),
+    );
+  }
+  box.replaceChildren(...rows);
+}
+
+function renderRooms() {
+  const list = $("rooms");
+  $("rooms-empty").hidden = S.rooms.length > 0;
+  list.replaceChildren(
+    ...S.rooms.map((room) => {
+      const canJoin = room.phase === "lobby" && room.taken < room.seats;
+      const bits = [
+        t("lobby.room_players", { taken: room.taken, seats: room.seats }),
+        room.bots === 1 ? t("lobby.room_bot") : null,
+        room.bots > 1 ? t("lobby.room_bots", { n: room.bots }) : null,
+        t(`phase.${room.phase}`),
+        room.spectators ? t("lobby.room_watching", { n: room.spectators }) : null,
+      ].filter(Boolean);
+      return el(
+        "li",
+        { class: "room-row", dataset: { room: room.room } },
+        el(
+          "div",
+          { class: "room-info" },
+          el("strong", { class: "code", text: room.room }),
+          el("span", { text: bits.join(" · ") }),
+          el("span", { class: "muted small", text: optionsSummary(room.options) }),
+        ),
+        el(
+          "div",
+          { class: "room-buttons" },
+          canJoin
+            ? el("button", {
+                type: "button",
+                class: "primary small",
+                text: t("lobby.join_room"),
+                onclick: () => joinRoom(room.room, false),
+              })
+            : null,
+          el("button", {
+            type: "button",
+            class: "small",
+            text: t("lobby.watch"),
+            onclick: () => joinRoom(room.room, true),
+          }),
+        ),
+      );
+    }),
+  );
+}
+
+/** The public rooms ("rooms"), or the quick-play queue this tab waits in ("queued"). */
+export function onRooms(frame) {
+  S.rooms = frame.rooms;
+  renderRooms();
+}
+
+export function onQueued(frame) {
+  S.queued = frame.seats;
+  renderLobby();
+}
+
+/** The server forgets the quick-play queue of a connection that drops. */
+export function onConnectionLost() {
+  if (S.queued) {
+    S.queued = null;
+    renderLobby();
+  }
+}
+
+function joinRoom(code, spectate) {
+  const room = String(code || "")
+    .trim()
+    .toUpperCase();
+  if (!CODE_RE.test(room)) {
+    toast(t("lobby.need_code"));
+    return;
+  }
+  ensureName();
+  S.joining = { room, resume: false };
+  send({ type: "join", room, spectate });
+}
+
+function createRoom(options) {
+  ensureName();
+  S.joining = { room: null, resume: false };
+  send({ type: "create", options, spectate: false });
+}
+
+function formOptions() {
+  const seats = Number($("opt-seats").value);
+  const bots = [null];
+  for (let i = 1; i < seats; i += 1) {
+    const choice = S.seatChoices[i - 1];
+    bots.push(choice === "open" ? null : choice);
+  }
+  const target = Math.min(500, Math.max(1, Math.round(Number($("opt-target").value) || 25)));
+  const timer = $("opt-timer").value;
+  return {
+    seats,
+    target,
+    draw: $("opt-draw").value === "start" ? "start" : "end",
+    kings_first: $("opt-kings").checked,
+    public: $("opt-public").checked,
+    bots,
+    turn_timer: timer ? Number(timer) : null,
+  };
+}
+
+export function loadCreateForm() {
+  const saved = storage.get(localStorage, CREATE);
+  if (!saved) return;
+  if ([2, 3, 4].includes(saved.seats)) $("opt-seats").value = String(saved.seats);
+  if (saved.target) $("opt-target").value = String(saved.target);
+  if (saved.draw) $("opt-draw").value = saved.draw;
+  $("opt-kings").checked = Boolean(saved.kings_first);
+  $("opt-public").checked = saved.public !== false;
+  $("opt-timer").value = saved.turn_timer ? String(saved.turn_timer) : "";
+  if (Array.isArray(saved.bots)) {
+    saved.bots.slice(1).forEach((level, i) => {
+      S.seatChoices[i] = level === null ? "open" : level;
+    });
+  }
+}
+
+export function heroFan() {
+  const fan = $("hero-fan");
+  ["KS", "KH", "KC", "KD"].forEach((code, i) => {
+    const card = cardFace(code);
+    card.style.transform = `rotate(${(i - 1.5) * 14}deg)`;
+    fan.append(card);
+  });
+}
+
+// --- wiring ------------------------------------------------------------------------------
+
+export function wireLobby() {
+  $("name").addEventListener("change", () => storage.set(localStorage, NAME, currentName()));
+  $("opt-seats").addEventListener("change", renderSeatOptions);
+
+  $("create-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const options = formOptions();
+    storage.set(localStorage, CREATE, options);
+    createRoom(options);
+  });
+  $("join-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    joinRoom($("join-code").value, false);
+  });
+  $("join-watch").addEventListener("click", () => joinRoom($("join-code").value, true));
+  $("invite-join").addEventListener("click", () => joinRoom(S.invite, false));
+  $("invite-watch").addEventListener("click", () => joinRoom(S.invite, true));
+  $("resume-go").addEventListener("click", () => {
+    const last = storage.get(localStorage, LAST);
+    if (last) {
+      ensureName();
+      resume(last);
+    }
+  });
+  $("resume-forget").addEventListener("click", () => {
+    storage.remove(localStorage, LAST);
+    renderLobby();
+  });
+  $("quick-go").addEventListener("click", () => {
+    ensureName();
+    send({ type: "quick_play", seats: Number($("quick-seats").value) });
+  });
+  $("quick-cancel").addEventListener("click", () => {
+    send({ type: "cancel_quick_play" });
+    S.queued = null;
+    renderLobby();
+  });
+  $("rooms-refresh").addEventListener("click", () => send({ type: "list_rooms" }));
+  $("daily-go").addEventListener("click", () => {
+    ensureName();
+    S.notice = null;
+    S.joining = { room: null, resume: false };
+    send({ type: "daily" });
+  });
+  $("notice-ok").addEventListener("click", () => {
+    S.notice = null;
+    renderLobby();
+    $("daily-go").focus();
+  });
+  $("boards-go").addEventListener("click", () => {
+    S.boardTab = "daily";
+    go("leaderboards");
+  });
+  $("matches-go").addEventListener("click", () => go("matches"));
+}

@@ -1,0 +1,134 @@
+// The result of a hand or of the match, over the table: what each player was left holding,
+// the penalties and totals, and what comes next (next hand, rematch, replay, leaderboards).
+
+import { cardFace, cardName } from "./cards.js";
+import { send } from "./connection.js";
+import { game, seatName } from "./doc.js";
+import { $, el } from "./dom.js";
+import { t } from "./i18n.js";
+import { S } from "./state.js";
+import { leave } from "./sync.js";
+import { go } from "./views.js";
+
+export function renderOverlay() {
+  const g = game();
+  const overlay = $("overlay");
+  const result = g ? g.result : null;
+  const key = g ? `${S.room}:${g.hand_no}` : null;
+  if (!result) {
+    overlay.hidden = true;
+    $("show-result").hidden = true;
+    S.dismissed = null;
+    S.overlayFor = null;
+    return;
+  }
+  const show = S.dismissed !== key;
+  overlay.hidden = !show;
+  $("show-result").hidden = show;
+  const finished = g.phase === "finished";
+  $("result-title").textContent = finished
+    ? t("result.match_title")
+    : t("result.hand_title", { n: g.hand_no });
+  $("result-reason").textContent =
+    result.reason === "emptied"
+      ? t("result.out", { name: seatName(result.out) })
+      : t("result.blocked");
+  let winners = "";
+  if (finished && g.winners) {
+    const names = g.winners.map(seatName).join(t("result.and"));
+    winners = t(g.winners.length > 1 ? "result.winners" : "result.winner", { names });
+    if (S.seat !== null && g.winners.includes(S.seat)) winners += ` ${t("result.you_won")}`;
+  }
+  $("result-winners").textContent = winners;
+  $("result-winners").hidden = !winners;
+  const head = el(
+    "tr",
+    {},
+    el("th", { scope: "col", text: t("score.player") }),
+    el("th", { scope: "col", text: t("result.left") }),
+    el("th", { scope: "col", text: t("result.penalty") }),
+    el("th", { scope: "col", text: t("result.total") }),
+  );
+  const rows = result.left.map((cards, i) => {
+    const names = cards.map(cardName).join(", ");
+    const faces = el(
+      "div",
+      { class: "left-cards", role: "img", "aria-label": names || t("result.none") },
+      ...cards.map((card) => {
+        const face = cardFace(card);
+        face.classList.add("mini");
+        return face;
+      }),
+    );
+    if (!cards.length) faces.append(el("span", { class: "muted", text: t("result.none") }));
+    return el(
+      "tr",
+      {
+        class: [g.winners && g.winners.includes(i) ? "winner" : "", i === S.seat ? "mine" : ""]
+          .join(" ")
+          .trim(),
+        dataset: { seat: String(i) },
+      },
+      el("th", { scope: "row", text: seatName(i) }),
+      el("td", { class: "left-cell" }, faces),
+      el("td", { class: "num", text: `+${result.penalties[i]}` }),
+      el("td", { class: "num total", text: String(g.totals[i]) }),
+    );
+  });
+  $("result-table").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+  const seated = S.role === "player";
+  const votes = S.doc.room.rematch || [];
+  const voted = seated && votes.includes(S.seat);
+  const isHost = seated && S.doc.room.host === S.seat;
+  // A daily room plays the day's deal once: no rematch there (it would deal something else).
+  const daily = Boolean(S.doc.room.daily);
+  $("next-hand").hidden = finished || !seated;
+  $("play-again").hidden = !finished || !seated || daily;
+  $("play-again").disabled = voted;
+  $("play-again").textContent = t(voted ? "result.again_wait" : "result.again");
+  $("force-again").hidden = !(finished && isHost && votes.length > 0) || daily;
+  $("new-game").hidden = !finished;
+  $("result-replay").hidden = !finished || !seated;
+  $("result-boards").hidden = !finished;
+  let noteText = finished ? "" : t("result.auto");
+  if (finished && votes.length) {
+    noteText = t("result.votes", { names: votes.map(seatName).join(", ") });
+  }
+  $("result-note").textContent = noteText;
+  if (show && S.overlayFor !== key) {
+    S.overlayFor = key;
+    let primary = $("view-table");
+    if (seated && !finished) primary = $("next-hand");
+    else if (seated) primary = daily ? $("result-boards") : $("play-again");
+    primary.focus();
+  }
+}
+
+// --- wiring ------------------------------------------------------------------------------
+
+export function wireResult() {
+  $("next-hand").addEventListener("click", () => send({ type: "next_hand" }));
+  $("view-table").addEventListener("click", () => {
+    const g = game();
+    S.dismissed = g ? `${S.room}:${g.hand_no}` : null;
+    renderOverlay();
+    $("show-result").focus();
+  });
+  $("show-result").addEventListener("click", () => {
+    S.dismissed = null;
+    S.overlayFor = null;
+    renderOverlay();
+  });
+  $("new-game").addEventListener("click", () => leave());
+  $("play-again").addEventListener("click", () => send({ type: "rematch", force: false }));
+  $("force-again").addEventListener("click", () => send({ type: "rematch", force: true }));
+  $("result-boards").addEventListener("click", () => {
+    S.boardTab = S.doc && S.doc.room.daily ? "daily" : "alltime";
+    go("leaderboards");
+  });
+  $("result-replay").addEventListener("click", () => {
+    const g = game();
+    S.findReplay = { room: S.room, totals: g ? g.totals : null, tries: 0 };
+    send({ type: "my_matches" });
+  });
+}

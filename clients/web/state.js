@@ -1,0 +1,121 @@
+// What the client's modules share: the one mutable state `S` (the connection, the room and
+// its document, the selection, the open view…), the browser's storage, and render().
+//
+// render() draws the page from `S`; app.js hands it the function that does (screens.js), so
+// any module can ask for a redraw without importing the screens that import it.
+
+// --- storage: this tab's seat survives a refresh; the browser remembers the last one ----
+
+export const storage = {
+  get(area, key) {
+    try {
+      return JSON.parse(area.getItem(key));
+    } catch {
+      return null;
+    }
+  },
+  set(area, key, value) {
+    try {
+      area.setItem(key, JSON.stringify(value));
+    } catch {
+      // Storage unavailable: the game still works, it just will not resume.
+    }
+  },
+  remove(area, key) {
+    try {
+      area.removeItem(key);
+    } catch {
+      // Nothing to forget.
+    }
+  },
+};
+
+export const SESSION = "kc.session"; // sessionStorage: {room, token, spectate} of this tab
+export const LAST = "kc.last"; // localStorage: {room, token} of the last seat in this browser
+export const NAME = "kc.name";
+export const CREATE = "kc.create";
+// localStorage: the secret player token (this browser's identity)
+export const PLAYER = "kc.player";
+
+// --- state -------------------------------------------------------------------------------
+
+export const S = {
+  ws: null,
+  welcomed: false,
+  everWelcomed: false,
+  helloName: null,
+  helloTries: 0,
+  retry: 0,
+  outbox: [],
+  room: null,
+  seat: null,
+  role: null,
+  token: null,
+  doc: null,
+  version: 0,
+  joining: null,
+  invite: null,
+  sel: null,
+  hint: null,
+  seq: 0,
+  pending: new Map(),
+  queued: null,
+  rooms: [],
+  log: [],
+  logPending: [], // log lines not in the page yet (they go in with the next render)
+  chat: [],
+  unread: 0,
+  tab: "log",
+  dismissed: null,
+  overlayFor: null,
+  afterLeave: null,
+  seatChoices: ["medium", "medium", "medium"],
+  fill: "medium",
+  lastTops: {},
+  lastHand: null,
+  fresh: new Set(),
+  suppressClick: false,
+  screen: null,
+  resyncing: false,
+  player: null, // secret identity token, sent in every hello
+  playerId: null, // its public form, as leaderboards and history show it
+  view: null, // null (lobby or room) or one of VIEWS (views.js)
+  boardTab: "daily",
+  boards: { daily: null, alltime: null },
+  matches: null,
+  findReplay: null, // {room, totals, tries}: looking for the match that just ended
+  replayDaily: {}, // match id -> its daily {day, ranked} or null, to spare refused requests
+  notice: null, // {key, vars}: a message kept in the lobby until dismissed
+  storeDown: false,
+  clock: null, // {key, seat, end}: the countdown of a timed turn
+  clockEpoch: 0,
+  clockExpired: null,
+  configOpen: false,
+};
+
+// --- drawing -----------------------------------------------------------------------------
+
+let renderer = () => {};
+
+/** Set the function that draws the page (app.js does, once, with screens.js's render). */
+export function setRenderer(draw) {
+  renderer = draw;
+}
+
+/** Draw the page from the state now. */
+export function render() {
+  renderer();
+}
+
+// Bots without a delay (or a slow phone catching up) can bring many patches at once: they
+// are all applied as they come, and the page is drawn once per frame.
+let renderQueued = false;
+
+export function renderSoon() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    render();
+  });
+}

@@ -1,0 +1,233 @@
+// This tab's room, kept in step with the server: the welcome (and resuming a saved seat),
+// joining and leaving, the room's document from a snapshot and then patches (a gap or a
+// patch that does not apply asks for a fresh snapshot), and the server's refusals.
+
+import { hello, send } from "./connection.js";
+import { has, lang, t } from "./i18n.js";
+import { addLog, logText, note, renderChat, renderLog } from "./panel.js";
+import { applyPatch } from "./patch.js";
+import { LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
+import { banner, toast } from "./toasts.js";
+import { leaveView, reopenView } from "./views.js";
+
+// The secret player token the server hands out in "welcome" (its own alphabet, 16-64 chars).
+export const PLAYER_RE = /^[A-Za-z0-9_-]{16,64}$/;
+
+export function onWelcome(frame) {
+  if (typeof frame.player === "string" && PLAYER_RE.test(frame.player)) {
+    S.player = frame.player;
+    storage.set(localStorage, PLAYER, frame.player);
+  }
+  if (typeof frame.player_id === "string") S.playerId = frame.player_id;
+  if (S.welcomed) {
+    // A second hello (new name) is answered again; the views may show "you" now.
+    if (S.view) render();
+    return;
+  }
+  S.welcomed = true;
+  S.everWelcomed = true;
+  S.resyncing = false;
+  S.retry = 0;
+  // The server refuses connections while its store is down: a welcome means it is up.
+  S.storeDown = false;
+  banner("");
+  const session = storage.get(sessionStorage, SESSION);
+  if (session && session.room) {
+    resume(session);
+  } else if (S.room) {
+    // Reconnected without a saved session: the room is gone for this tab.
+    clearRoom();
+  }
+  const queued = S.outbox.splice(0);
+  for (const message of queued) send(message);
+  // A view opened while the connection was down asks again.
+  reopenView();
+  render();
+}
+
+export function resume(session) {
+  S.joining = { room: session.room, resume: true };
+  if (session.token) {
+    send({ type: "join", room: session.room, token: session.token });
+  } else {
+    send({ type: "join", room: session.room, spectate: true });
+  }
+}
+
+/** Start showing room ``code``: forget what belonged to the previous one. */
+function enterRoom(code) {
+  S.room = code;
+  S.seat = null;
+  S.role = null;
+  S.doc = null;
+  S.version = 0;
+  S.log = [];
+  S.chat = [];
+  S.unread = 0;
+  S.sel = null;
+  S.hint = null;
+  S.dismissed = null;
+  S.overlayFor = null;
+  S.lastTops = {};
+  S.lastHand = null;
+  S.pending.clear();
+  renderLog();
+  renderChat();
+}
+
+export function onJoined(frame) {
+  if (frame.room !== S.room) enterRoom(frame.room);
+  const announce = S.role === null;
+  S.seat = frame.seat;
+  S.role = frame.role;
+  if (frame.role === "spectator") S.token = null;
+  else if (frame.token) S.token = frame.token;
+  S.joining = null;
+  S.queued = null;
+  S.invite = null;
+  storage.set(sessionStorage, SESSION, {
+    room: S.room,
+    token: S.token,
+    spectate: frame.role === "spectator",
+  });
+  if (S.token) storage.set(localStorage, LAST, { room: S.room, token: S.token });
+  const url = new URL(location.href);
+  url.searchParams.set("room", S.room);
+  history.replaceState(history.state, "", url);
+  if (announce) {
+    note(frame.role === "spectator" ? "note.watching" : "note.joined", { code: S.room });
+  }
+  render();
+}
+
+/** The whole document of the room; the server sends a room's first one just before
+ * "joined". */
+export function onSnapshot(frame) {
+  if (frame.room !== S.room) enterRoom(frame.room);
+  S.doc = frame.doc;
+  S.version = frame.version;
+  S.resyncing = false;
+  render();
+}
+
+export function onPatch(frame) {
+  if (!S.doc || frame.room !== S.room) return;
+  if (frame.from !== S.version) {
+    if (frame.to > S.version) resync();
+    return;
+  }
+  try {
+    S.doc = applyPatch(S.doc, frame.ops);
+  } catch {
+    resync();
+    return;
+  }
+  S.version = frame.to;
+  if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
+  for (const line of frame.log || []) {
+    addLog({ kind: line.kind, seat: line.seat, text: line.text });
+    onLogLine(line);
+  }
+  renderSoon();
+}
+
+/** What a log line means beyond the log: a new host, the end of a turn. */
+function onLogLine(line) {
+  if (line.kind === "host") {
+    toast(line.seat === S.seat ? t("host.you") : logText(line), "info");
+  } else if (["end", "draw", "deal", "start"].includes(line.kind)) {
+    S.clockEpoch += 1; // a new turn starts its countdown afresh
+  } else if (line.kind === "timeout" && S.clock) {
+    S.clockExpired = S.clock.key; // a bot finishes this turn: no countdown any more
+  }
+}
+
+/** Ask for a fresh snapshot, once until it comes. */
+function resync() {
+  if (S.resyncing) return;
+  S.resyncing = true;
+  send({ type: "resync" });
+}
+
+function errorText(frame) {
+  const key = `err.${frame.code}`;
+  return lang() !== "en" && has(key) ? t(key) : frame.message;
+}
+
+export function onError(frame) {
+  const text = errorText(frame);
+  if (!S.welcomed && frame.code === "bad_message" && S.ws && S.helloTries < 2) {
+    // The hello was refused: try the default name, then (only then) a new identity, rather
+    // than stay stuck on "Connecting…".
+    S.helloTries += 1;
+    if (S.helloTries === 2) {
+      S.player = null;
+      storage.remove(localStorage, PLAYER);
+    }
+    S.helloName = t("lobby.default_name");
+    S.ws.send(JSON.stringify(hello(S.helloName)));
+    return;
+  }
+  if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
+  if (S.joining) {
+    const joining = S.joining;
+    S.joining = null;
+    if (joining.resume) {
+      storage.remove(sessionStorage, SESSION);
+      const last = storage.get(localStorage, LAST);
+      if (last && last.room === joining.room) storage.remove(localStorage, LAST);
+      clearRoom();
+      toast(t("note.rejoin_failed", { code: joining.room, reason: text }));
+      render();
+      return;
+    }
+  }
+  toast(text);
+  render();
+}
+
+export function onLeft() {
+  const after = S.afterLeave;
+  S.afterLeave = null;
+  storage.remove(sessionStorage, SESSION);
+  const last = storage.get(localStorage, LAST);
+  if (!last || !S.room || last.room === S.room) storage.remove(localStorage, LAST);
+  S.configOpen = false;
+  clearRoom();
+  render();
+  if (after) after();
+}
+
+export function onKicked(frame) {
+  S.afterLeave = null;
+  S.configOpen = false;
+  // The token no longer opens that room: onLeft forgets it (this tab's seat and the last one).
+  S.notice = { key: "note.kicked", vars: { code: frame.room } };
+  if (S.view) leaveView();
+  onLeft();
+}
+
+function clearRoom() {
+  S.room = null;
+  S.seat = null;
+  S.role = null;
+  S.token = null;
+  S.doc = null;
+  S.version = 0;
+  S.sel = null;
+  S.hint = null;
+  S.pending.clear();
+  const url = new URL(location.href);
+  url.searchParams.delete("room");
+  history.replaceState(history.state, "", url);
+  send({ type: "list_rooms" });
+}
+
+export function leave(after) {
+  S.afterLeave = after || null;
+  if (S.room && S.welcomed) {
+    send({ type: "leave" });
+  } else {
+    onLeft();
+  }
+}

@@ -1,0 +1,288 @@
+// The table while a hand is played: the other seats' plates, the piles, your hand, the
+// status line and the actions, the turn clock, and the "a bot is playing for you" bar.
+// Drawn afresh from the document on every render.
+
+import { GRID, POSITIONS, pileClasses, pileLabel, pileParts, stockView } from "./board.js";
+import { cardFace, cardName, cardText, sortHand } from "./cards.js";
+import { send } from "./connection.js";
+import {
+  botLabel,
+  legal,
+  movablePiles,
+  myTurn,
+  playableCards,
+  seatInfo,
+  seatName,
+  targets,
+} from "./doc.js";
+import { $, el } from "./dom.js";
+import { t } from "./i18n.js";
+import { startDrag } from "./input.js";
+import { S } from "./state.js";
+
+// --- the turn clock ----------------------------------------------------------------------
+
+/** The countdown of the turn being played, when the room has a turn timer. It runs from
+ * when this client saw the turn start; the server's own timer decides. */
+function updateClock(g) {
+  const seconds = S.doc.room.options.turn_timer;
+  const seat = seatInfo(g.turn);
+  const key = `${S.room}:${g.hand_no}:${g.turn}:${S.clockEpoch}`;
+  const timed =
+    seconds &&
+    g.phase === "playing" &&
+    !g.result &&
+    seat &&
+    seat.kind === "human" &&
+    !seat.away &&
+    S.clockExpired !== key;
+  if (!timed) {
+    S.clock = null;
+  } else if (!S.clock || S.clock.key !== key) {
+    S.clock = { key, seat: g.turn, end: performance.now() + seconds * 1000 };
+  }
+}
+
+function clockText() {
+  const left = Math.max(0, Math.ceil((S.clock.end - performance.now()) / 1000));
+  return { left, text: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` };
+}
+
+export function tickClocks() {
+  const shown = document.querySelectorAll("[data-clock]");
+  if (!S.clock || !shown.length) return;
+  const { left, text } = clockText();
+  for (const node of shown) {
+    node.textContent = text;
+    node.classList.toggle("low", left <= 10);
+  }
+}
+
+// --- seats, piles and the hand --------------------------------------------------------------
+
+function plate(i, g, position) {
+  const seat = seatInfo(i);
+  const count = g.counts[i];
+  const turn = g.phase === "playing" && g.turn === i;
+  const classes = ["plate", `pos-${position}`];
+  if (turn) classes.push("turn");
+  if (seat && seat.away) classes.push("away");
+  if (seat && seat.kind === "human" && !seat.connected) classes.push("offline");
+  if (g.winners && g.winners.includes(i)) classes.push("winner");
+  let kind = t("seat.empty");
+  if (seat && seat.kind === "bot") kind = botLabel(seat);
+  else if (seat && seat.away) kind = t("seat.away");
+  else if (seat) {
+    kind = `${t("seat.human")} · ${t(seat.connected ? "seat.online" : "seat.offline")}`;
+  }
+  const countText = count === 1 ? t("seat.card_one") : t("seat.cards", { n: count });
+  const backs = el("span", { class: "mini-backs", "aria-hidden": "true" });
+  for (let k = 0; k < Math.min(count, 12); k += 1) backs.append(el("span", { class: "mini-back" }));
+  const name = seatName(i);
+  const label = [name, i === S.seat ? t("seat.you") : null, kind, countText]
+    .concat(g.dealer === i ? [t("seat.dealer")] : [])
+    .concat(turn ? [t("seat.turn")] : [])
+    .filter(Boolean)
+    .join(", ");
+  return el(
+    "div",
+    { class: classes.join(" "), dataset: { seat: String(i) }, role: "group", "aria-label": label },
+    el(
+      "div",
+      { class: "plate-head" },
+      el("span", { class: "dot", "aria-hidden": "true" }),
+      el("span", { class: "pname", text: name }),
+      g.dealer === i
+        ? el("span", {
+            class: "dealer-chip",
+            title: t("seat.dealer"),
+            text: "D",
+            "aria-hidden": "true",
+          })
+        : null,
+      S.clock && S.clock.seat === i
+        ? el("span", {
+            class: "clock",
+            role: "timer",
+            "aria-label": t("clock.label"),
+            dataset: { clock: "" },
+          })
+        : null,
+    ),
+    el("div", { class: "plate-sub", text: kind }),
+    el("div", { class: "plate-cards" }, backs, el("span", { class: "pcount", text: countText })),
+  );
+}
+
+function pileButton(name, g, goals, movable) {
+  const cards = g.piles[name] || [];
+  const fits = goals.has(name);
+  const selected = S.sel && S.sel.kind === "pile" && S.sel.pile === name;
+  const hinted = S.hint && (S.hint.pile === name || S.hint.to === name);
+  const classes = pileClasses(name, cards);
+  if (fits) classes.push("legal");
+  if (selected) classes.push("selected");
+  if (hinted) classes.push("hinted");
+  if (movable.has(name)) classes.push("movable");
+  const button = el(
+    "button",
+    {
+      type: "button",
+      class: classes.join(" "),
+      dataset: { pile: name, focusKey: `pile:${name}` },
+      "aria-label": pileLabel(name, cards, fits, selected, movable.has(name)),
+      "aria-pressed": S.role === "player" ? String(Boolean(selected)) : null,
+      disabled: S.role !== "player",
+    },
+    ...pileParts(name, cards, S.fresh.has(name)),
+  );
+  if (cards.length && S.role === "player") {
+    button.addEventListener("pointerdown", (event) =>
+      startDrag(event, { kind: "pile", pile: name }, () => cardFace(cards[cards.length - 1])),
+    );
+  }
+  return button;
+}
+
+function handButtons(g) {
+  const hand = sortHand(g.hand || []);
+  const playable = playableCards();
+  const buttons = hand.map((card) => {
+    const selected = S.sel && S.sel.kind === "card" && S.sel.card === card;
+    const fits = playable.has(card);
+    const classes = ["card-btn"];
+    if (selected) classes.push("selected");
+    if (fits) classes.push("playable");
+    if (S.fresh.has(card)) classes.push("drawn");
+    const label =
+      cardName(card) + (fits ? t("hand.playable") : "") + (selected ? t("hand.selected") : "");
+    const button = el(
+      "button",
+      {
+        type: "button",
+        class: classes.join(" "),
+        dataset: { card, focusKey: `card:${card}` },
+        "aria-label": label,
+        "aria-pressed": String(Boolean(selected)),
+      },
+      cardFace(card),
+    );
+    button.addEventListener("pointerdown", (event) =>
+      startDrag(event, { kind: "card", card }, () => cardFace(card)),
+    );
+    return button;
+  });
+  return buttons;
+}
+
+/** Note which piles got a new top card and which cards just came into the hand. */
+function trackChanges(g) {
+  S.fresh = new Set();
+  const tops = {};
+  for (const [name, cards] of Object.entries(g.piles)) {
+    tops[name] = cards.length ? cards[cards.length - 1] : null;
+    if (S.lastTops[name] !== undefined && S.lastTops[name] !== tops[name] && tops[name]) {
+      S.fresh.add(name);
+    }
+  }
+  S.lastTops = tops;
+  const hand = g.hand || [];
+  if (S.lastHand) for (const card of hand) if (!S.lastHand.includes(card)) S.fresh.add(card);
+  S.lastHand = [...hand];
+}
+
+function statusText(g) {
+  if (g.phase === "finished") return t("status.finished");
+  if (g.phase === "hand_over") return t("status.hand_over");
+  const playing = t("status.turn_of", { name: seatName(g.turn) });
+  if (S.role !== "player") return `${t("status.watching")} ${playing}`;
+  if (!myTurn()) return playing;
+  if (S.hint && S.hint.type === "end_turn") return t("status.hint_end");
+  if (S.hint && S.hint.type === "play") {
+    return t("status.hint_play", { card: cardText(S.hint.card), pile: t(`pile.${S.hint.pile}`) });
+  }
+  if (S.hint && S.hint.type === "move") {
+    return t("status.hint_move", { from: t(`pile.${S.hint.from}`), to: t(`pile.${S.hint.to}`) });
+  }
+  if (S.sel && S.sel.kind === "card") {
+    const key = targets().size ? "status.card_selected" : "status.no_fit";
+    return t(key, { card: cardText(S.sel.card) });
+  }
+  if (S.sel && S.sel.kind === "pile") {
+    return t("status.pile_selected", { pile: t(`pile.${S.sel.pile}`) });
+  }
+  if (!legal().includes("end") && S.doc.room.options.kings_first) return t("status.kings_first");
+  return t("status.your_turn");
+}
+
+export function renderTable(g) {
+  // Forget a selection the new state made stale.
+  if (S.sel && S.sel.kind === "card" && !(g.hand || []).includes(S.sel.card)) S.sel = null;
+  if (S.sel && S.sel.kind === "pile" && !(g.piles[S.sel.pile] || []).length) S.sel = null;
+  trackChanges(g);
+  updateClock(g);
+  const focusKey = document.activeElement ? document.activeElement.dataset.focusKey : undefined;
+  const n = g.seats;
+  const base = S.seat === null ? 0 : S.seat;
+  const positions = POSITIONS[n] || [];
+  const plates = positions.map((position, k) => plate((base + 1 + k) % n, g, position));
+  $("opponents").replaceChildren(...plates);
+  $("opponents").dataset.count = String(plates.length);
+  $("me-plate").replaceChildren(plate(base, g, "bottom"));
+
+  const goals = targets();
+  const movable = movablePiles();
+  const board = $("board");
+  board.replaceChildren(
+    ...GRID.map((name) =>
+      name === "stock" ? stockView(g.stock) : pileButton(name, g, goals, movable),
+    ),
+  );
+  board.classList.toggle("choosing", S.sel !== null);
+
+  const hand = $("hand");
+  if (S.role === "player") {
+    const buttons = handButtons(g);
+    const empty = el("span", { class: "muted", text: t("hand.empty") });
+    hand.replaceChildren(...(buttons.length ? buttons : [empty]));
+    hand.hidden = false;
+  } else {
+    hand.replaceChildren();
+    hand.hidden = true;
+  }
+  $("status").textContent = statusText(g);
+  $("felt").classList.toggle("my-turn", myTurn());
+
+  const seated = S.role === "player";
+  $("actions").hidden = !seated;
+  const endButton = $("end-turn");
+  const draws = g.stock > 0 && S.doc.room.options.draw !== "start";
+  endButton.textContent = t(draws ? "act.draw_end" : "act.end");
+  endButton.disabled = !legal().includes("end");
+  // With "kings first" the server leaves "end" out while a king must still go to a corner.
+  const kingFirst = myTurn() && endButton.disabled && S.doc.room.options.kings_first;
+  endButton.title = kingFirst ? t("status.kings_first") : "";
+  endButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "end_turn"));
+  $("hint").disabled = !myTurn();
+  tickClocks();
+
+  if (focusKey) {
+    const again = document.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
+    if (again && !again.disabled) again.focus();
+    else if (focusKey.startsWith("card:")) {
+      const first = hand.querySelector("button");
+      if (first) first.focus();
+    }
+  }
+}
+
+/** "A bot is playing for you": shown while this seat is away and the server takes "back". */
+export function renderAway(g) {
+  const mine = S.seat !== null && S.doc ? S.doc.room.seats[S.seat] : null;
+  const phase = g ? g.phase : null;
+  $("away-bar").hidden = !(mine && mine.away && (phase === "playing" || phase === "hand_over"));
+}
+
+export function wireTable() {
+  $("back").addEventListener("click", () => send({ type: "back" }));
+}

@@ -1,0 +1,197 @@
+// The waiting room: the room's code and link, the seats (sit, add or remove a bot, kick),
+// "ready", and the host's controls (start, lock, the room's options).
+
+import { ensureName, send } from "./connection.js";
+import { botLabel } from "./doc.js";
+import { $, el } from "./dom.js";
+import { t } from "./i18n.js";
+import { levelOptions, optionsSummary } from "./options.js";
+import { S, render } from "./state.js";
+import { toast } from "./toasts.js";
+
+const TIMER_CHOICES = [30, 60, 120];
+
+function shareLink() {
+  const url = new URL(location.href);
+  url.search = "";
+  url.hash = "";
+  url.searchParams.set("room", S.room);
+  return url.toString();
+}
+
+function seatButton(text, onclick, label) {
+  return el("button", { type: "button", class: "small", text, "aria-label": label, onclick });
+}
+
+export function renderWaiting() {
+  const room = S.doc.room;
+  const isHost = S.seat !== null && S.seat === room.host;
+  const botLevel = S.fill === "none" ? "medium" : S.fill;
+  $("share-code").textContent = room.code;
+  $("share-link").value = shareLink();
+  const list = $("wait-seats");
+  list.replaceChildren(
+    ...room.seats.map((seat, i) => {
+      const tags = [];
+      if (seat && room.host === i) tags.push(t("wait.host"));
+      if (i === S.seat) tags.push(t("seat.you"));
+      if (seat && seat.kind === "bot") tags.push(botLabel(seat));
+      if (seat && seat.kind === "human") {
+        if (!seat.connected) tags.push(t("seat.offline"));
+        if (room.host !== i) tags.push(t(seat.ready ? "wait.ready" : "wait.not_ready"));
+      }
+      let control = null;
+      if (!seat && isHost) {
+        control = seatButton(t("wait.add_bot"), () =>
+          send({ type: "add_bot", seat: i, level: botLevel }),
+        );
+      } else if (!seat && S.seat !== i) {
+        control = seatButton(t("wait.sit"), () => {
+          ensureName();
+          send({ type: "sit", seat: i });
+        });
+      } else if (seat && isHost && seat.kind === "bot") {
+        control = seatButton(t("wait.remove_bot"), () => send({ type: "remove_bot", seat: i }));
+      } else if (seat && isHost && seat.kind === "human" && i !== S.seat) {
+        control = seatButton(
+          t("wait.kick"),
+          () => send({ type: "kick", seat: i }),
+          t("wait.kick_label", { name: seat.name }),
+        );
+      }
+      const ready = seat && (seat.kind === "bot" || seat.ready || room.host === i);
+      return el(
+        "li",
+        {
+          class: [
+            "wait-seat",
+            seat ? "" : "empty",
+            i === S.seat ? "mine" : "",
+            ready ? "ready" : "",
+          ]
+            .filter(Boolean)
+            .join(" "),
+          dataset: { seat: String(i) },
+        },
+        el("span", { class: "seat-no", text: String(i + 1) }),
+        el("span", { class: "seat-name", text: seat ? seat.name : t("wait.empty") }),
+        tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null,
+        control,
+      );
+    }),
+  );
+  $("wait-options").textContent = optionsSummary(room.options, room.public);
+  const unready = room.seats
+    .map((seat, i) => ({ seat, i }))
+    .filter(({ seat, i }) => seat && seat.kind === "human" && i !== room.host && !seat.ready)
+    .map(({ seat }) => seat.name);
+  $("wait-ready").textContent = unready.length
+    ? t("wait.waiting_for", { names: unready.join(", ") })
+    : t("wait.all_ready");
+
+  const mine = S.seat !== null ? room.seats[S.seat] : null;
+  $("ready-box").hidden = !mine || isHost;
+  if (mine) {
+    $("ready-btn").setAttribute("aria-pressed", String(Boolean(mine.ready)));
+    $("ready-btn").classList.toggle("on", Boolean(mine.ready));
+  }
+  $("host-box").hidden = !isHost;
+  if (!isHost) S.configOpen = false;
+  $("config-open").setAttribute("aria-expanded", String(S.configOpen));
+  $("config-form").hidden = !S.configOpen;
+  levelOptions($("start-fill"), S.fill, ["none", t("fill.none")]);
+  for (const option of $("start-fill").options) {
+    if (option.value !== "none") {
+      option.textContent = t("fill.bot", { level: t(`level.${option.value}`) });
+    }
+  }
+  $("lock-box").checked = Boolean(room.locked);
+  let noteText = "";
+  if (room.locked) noteText = t("wait.locked");
+  if (S.role === "spectator") noteText = `${noteText} ${t("wait.spectating")}`.trim();
+  else if (!isHost) noteText = `${noteText} ${t("wait.host_only")}`.trim();
+  $("wait-note").textContent = noteText;
+}
+
+/** Fill the host's options form from the room as it is now. */
+function fillConfig() {
+  const room = S.doc.room;
+  const options = room.options;
+  $("cfg-seats").value = String(options.seats);
+  $("cfg-target").value = String(options.target);
+  $("cfg-draw").value = options.draw === "start" ? "start" : "end";
+  $("cfg-kings").checked = Boolean(options.kings_first);
+  $("cfg-public").checked = Boolean(room.public);
+  const choices = [...TIMER_CHOICES];
+  if (options.turn_timer && !choices.includes(options.turn_timer)) {
+    choices.push(options.turn_timer);
+    choices.sort((a, b) => a - b);
+  }
+  $("cfg-timer").replaceChildren(
+    el("option", { value: "", text: t("lobby.timer_none") }),
+    ...choices.map((s) => el("option", { value: String(s), text: `${s} s` })),
+  );
+  $("cfg-timer").value = options.turn_timer ? String(options.turn_timer) : "";
+}
+
+function configOptions() {
+  const target = Math.min(500, Math.max(1, Math.round(Number($("cfg-target").value) || 25)));
+  const timer = $("cfg-timer").value;
+  return {
+    seats: Number($("cfg-seats").value),
+    target,
+    draw: $("cfg-draw").value === "start" ? "start" : "end",
+    kings_first: $("cfg-kings").checked,
+    public: $("cfg-public").checked,
+    turn_timer: timer ? Number(timer) : null,
+  };
+}
+
+// --- wiring ------------------------------------------------------------------------------
+
+export function wireWaiting() {
+  $("copy-link").addEventListener("click", async () => {
+    const link = shareLink();
+    try {
+      await navigator.clipboard.writeText(link);
+      toast(t("wait.copied"), "info");
+    } catch {
+      $("share-link").select();
+      toast(t("wait.copy_failed"), "info");
+    }
+  });
+  $("start-fill").addEventListener("change", () => {
+    S.fill = $("start-fill").value;
+  });
+  $("start-go").addEventListener("click", () => {
+    const free = S.doc.room.seats.some((seat) => seat === null);
+    send({ type: "start", fill: free && S.fill !== "none" ? S.fill : null });
+  });
+  $("ready-btn").addEventListener("click", () => {
+    const mine = S.doc && S.seat !== null ? S.doc.room.seats[S.seat] : null;
+    send({ type: "ready", ready: !(mine && mine.ready) });
+  });
+  $("lock-box").addEventListener("change", () => {
+    send({ type: "lock", locked: $("lock-box").checked });
+  });
+
+  // The host's options form in the waiting room.
+  $("config-open").addEventListener("click", () => {
+    S.configOpen = !S.configOpen;
+    if (S.configOpen) fillConfig();
+    render();
+    if (S.configOpen) $("cfg-seats").focus();
+  });
+  $("config-cancel").addEventListener("click", () => {
+    S.configOpen = false;
+    render();
+    $("config-open").focus();
+  });
+  $("config-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send({ type: "configure", options: configOptions() });
+    S.configOpen = false;
+    render();
+    $("config-open").focus();
+  });
+}
