@@ -1,5 +1,5 @@
-// The side panel of a room: the score, the table log (the server's English lines rebuilt in
-// the chosen language) and the chat, under three tabs. Names and lines go in as text.
+// The side panel of a room: the score, the table log (the server's events worded in the
+// chosen language) and the chat, under three tabs. Names and lines go in as text.
 
 import { localPile } from "./board.js";
 import { cardText } from "./cards.js";
@@ -13,61 +13,67 @@ const MAX_LOG = 300;
 
 // --- the table log -----------------------------------------------------------------------
 
-const HAND_OVER_RE =
-  /^(?:(.*) went out and wins the hand\.|Nobody can or will move: the hand is blocked\.) Penalties: (.*)\.$/;
-
-const LOG_PATTERNS = [
-  [/^(.*) played (\S+) on (\S+)\.$/, (m) => ["log.play", { name: m[1], card: m[2], pile: m[3] }]],
-  [
-    /^(.*) moved pile (\S+) onto (\S+)\.$/,
-    (m) => ["log.move", { name: m[1], from: m[2], to: m[3] }],
-  ],
-  [/^(.*) drew a card and ended the turn\.$/, (m) => ["log.draw", { name: m[1] }]],
-  [/^(.*) ended the turn\.$/, (m) => ["log.end", { name: m[1] }]],
-  [/^(.*) sat down\.$/, (m) => ["log.sit", { name: m[1] }]],
-  [/^(.*) moved to seat (\d+)\.$/, (m) => ["log.moved_seat", { name: m[1], n: m[2] }]],
-  [/^(.*) left; a bot plays the seat\.$/, (m) => ["log.left_bot", { name: m[1] }]],
-  [/^(.*) left\.$/, (m) => ["log.left", { name: m[1] }]],
-  [/^(.*) is away; a bot plays for now\.$/, (m) => ["log.away", { name: m[1] }]],
-  [/^(.*) is back\.$/, (m) => ["log.back", { name: m[1] }]],
-  [/^The match begins; (.*) deals\.$/, (m) => ["log.start", { name: m[1] }]],
-  [/^Hand (\d+): (.*) deals\.$/, (m) => ["log.deal", { n: m[1], name: m[2] }]],
-  [/^Rematch! (.*) deals\.$/, (m) => ["log.rematch", { name: m[1] }]],
-  [/^(.*) wants a rematch\.$/, (m) => ["log.rematch_vote", { name: m[1] }]],
-  [/^(.*) was removed by the host\.$/, (m) => ["log.kicked", { name: m[1] }]],
-  [/^(.*) is now the host\.$/, (m) => ["log.host", { name: m[1] }]],
-  [/^The host locked the room\.$/, () => ["log.locked", {}]],
-  [/^The host unlocked the room\.$/, () => ["log.unlocked", {}]],
-  [/^The host changed the room's options\.$/, () => ["log.configure", {}]],
-  [/^(.*)'s time ran out; a bot plays the turn\.$/, (m) => ["log.timeout", { name: m[1] }]],
-];
-
-/** A log line in the current language (the server writes English); unknown lines as sent. */
+/** A log event ({ev, seat, ...}: docs/protocol.md) in the current language. ``names`` holds
+ * the seats' names when it arrived, so a later seat change does not rename the past. */
 export function logText(line) {
   if (line.key) return t(line.key, line.vars);
-  const text = line.text;
-  for (const [re, make] of LOG_PATTERNS) {
-    const m = re.exec(text);
-    if (!m) continue;
-    const [key, vars] = make(m);
-    if (vars.card) vars.card = cardText(vars.card);
-    for (const name of ["pile", "from", "to"]) if (vars[name]) vars[name] = localPile(vars[name]);
-    return t(key, vars);
+  const names = line.names || [];
+  const who = (i) =>
+    i === null || i === undefined ? "?" : (names[i] ?? t("lobby.seat_n", { n: i + 1 }));
+  const name = line.name ?? who(line.seat);
+  switch (line.ev) {
+    case "played":
+      return t("log.play", { name, card: cardText(line.card), pile: localPile(line.pile) });
+    case "moved":
+      return t("log.move", { name, from: localPile(line.from), to: localPile(line.to) });
+    case "drew":
+      return t("log.draw", { name });
+    case "ended":
+      return t("log.end", { name });
+    case "sat":
+      return t("log.sit", { name });
+    case "moved_seat":
+      return t("log.moved_seat", { name, n: line.seat + 1 });
+    case "left":
+      return t("log.left", { name });
+    case "bot_took":
+      return t("log.left_bot", { name });
+    case "kicked":
+      return t("log.kicked", { name });
+    case "host":
+      return t("log.host", { name });
+    case "locked":
+      return t(line.locked ? "log.locked" : "log.unlocked");
+    case "configured":
+      return t("log.configure");
+    case "away":
+      return t(line.away ? "log.away" : "log.back", { name });
+    case "timed_out":
+      return t("log.timeout", { name });
+    case "rematch_vote":
+      return t("log.rematch_vote", { name });
+    case "started":
+      return t(line.rematch ? "log.rematch" : "log.start", { name: who(line.dealer) });
+    case "dealt":
+      return t("log.deal", { n: line.hand, name: who(line.dealer) });
+    case "hand_over": {
+      const first =
+        line.out !== null && line.out !== undefined
+          ? t("log.out", { name: who(line.out) })
+          : t("log.blocked");
+      const list = (line.penalties || []).map((p, i) => `${who(i)} ${p}`).join(", ");
+      return `${first} ${t("log.penalties", { list })}`;
+    }
+    case "match_over": {
+      const winners = line.winners || [];
+      return t("log.match_over", {
+        names: winners.map(who).join(t("result.and")),
+        verb: t(winners.length > 1 ? "log.won_many" : "log.won_one"),
+      });
+    }
+    default:
+      return t("log.unknown", { ev: String(line.ev) });
   }
-  const over = HAND_OVER_RE.exec(text);
-  if (over) {
-    const first = over[1] !== undefined ? t("log.out", { name: over[1] }) : t("log.blocked");
-    return `${first} ${t("log.penalties", { list: over[2] })}`;
-  }
-  const won = /^Match over: (.*) won\.$/.exec(text);
-  if (won) {
-    const many = won[1].includes(" and ");
-    return t("log.match_over", {
-      names: won[1].split(" and ").join(t("result.and")),
-      verb: t(many ? "log.won_many" : "log.won_one"),
-    });
-  }
-  return text;
 }
 
 /** Keep a log line; it goes into the page with the next render, with the rest of its
@@ -92,7 +98,7 @@ export function note(key, vars) {
 }
 
 function logItem(line) {
-  return el("li", { class: `log-${line.kind || "note"}`, text: logText(line) });
+  return el("li", { class: `log-${line.ev || "note"}`, text: logText(line) });
 }
 
 export function renderLog() {

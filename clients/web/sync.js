@@ -3,7 +3,10 @@
 // patch that does not apply asks for a fresh snapshot), and the server's refusals.
 
 import { hello, send } from "./connection.js";
-import { has, lang, t } from "./i18n.js";
+import { localPile } from "./board.js";
+import { cardText } from "./cards.js";
+import { seatName } from "./doc.js";
+import { has, t } from "./i18n.js";
 import { addLog, logText, note, renderChat, renderLog } from "./panel.js";
 import { applyPatch } from "./patch.js";
 import { LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
@@ -124,20 +127,21 @@ export function onPatch(frame) {
   }
   S.version = frame.to;
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
-  for (const line of frame.log || []) {
-    addLog({ kind: line.kind, seat: line.seat, text: line.text });
-    onLogLine(line);
+  const names = (S.doc.room.seats || []).map((seat) => (seat ? seat.name : null));
+  for (const event of frame.log || []) {
+    addLog({ ...event, names });
+    onLogEvent(event);
   }
   renderSoon();
 }
 
-/** What a log line means beyond the log: a new host, the end of a turn. */
-function onLogLine(line) {
-  if (line.kind === "host") {
-    toast(line.seat === S.seat ? t("host.you") : logText(line), "info");
-  } else if (["end", "draw", "deal", "start"].includes(line.kind)) {
+/** What a log event means beyond the log: a new host, the end of a turn. */
+function onLogEvent(event) {
+  if (event.ev === "host") {
+    toast(event.seat === S.seat ? t("host.you") : logText(S.log[S.log.length - 1]), "info");
+  } else if (["ended", "drew", "dealt", "started"].includes(event.ev)) {
     S.clockEpoch += 1; // a new turn starts its countdown afresh
-  } else if (line.kind === "timeout" && S.clock) {
+  } else if (event.ev === "timed_out" && S.clock) {
     S.clockExpired = S.clock.key; // a bot finishes this turn: no countdown any more
   }
 }
@@ -149,9 +153,32 @@ function resync() {
   send({ type: "resync" });
 }
 
-function errorText(frame) {
-  const key = `err.${frame.code}`;
-  return lang() !== "en" && has(key) ? t(key) : frame.message;
+/** The words for a refusal, from its code and parameters (docs/protocol.md); the server's
+ * English message only for a code this client does not know. */
+export function errorText(frame) {
+  const params = { ...(frame.params || {}) };
+  for (const name of ["card", "onto", "base"]) {
+    if (typeof params[name] === "string") params[name] = cardText(params[name]);
+  }
+  for (const name of ["pile", "from", "to"]) {
+    if (typeof params[name] === "string") params[name] = localPile(params[name]);
+  }
+  if (Array.isArray(params.seats)) {
+    params.names = params.seats.map((i) => seatName(i)).join(", ");
+  }
+  const variants = [];
+  if (params.reason) variants.push(`err.${frame.code}_${params.reason}`);
+  if (frame.code === "does_not_fit" && params.base) variants.push("err.does_not_fit_move");
+  if (frame.code === "corner_needs_king" && params.to) variants.push("err.corner_needs_king_move");
+  if (frame.code === "does_not_fit" && params.reason === "king_pile") {
+    variants.unshift("err.does_not_fit_king");
+  }
+  for (const key of [...variants, `err.${frame.code}`]) {
+    if (!has(key)) continue;
+    const text = t(key, params);
+    if (!/\{\w+\}/.test(text)) return text; // every placeholder filled
+  }
+  return frame.message;
 }
 
 export function onError(frame) {

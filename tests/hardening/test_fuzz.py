@@ -57,7 +57,7 @@ from protocol.messages import (
     Sit,
     Start,
 )
-from server.app import GameServer, port_of
+from server.app import HARD_CAP, GameServer, port_of
 
 from .helpers import LONG, UNIT, Clients, fast_settings, play_moves, serving, table
 from .rawws import BINARY, CLOSE, CONTINUATION, PING, TEXT, RawClient
@@ -67,10 +67,13 @@ T = TypeVar("T")
 EXAMPLES = 20_000 if LONG else 2_000
 RAW_EXAMPLES = 2_000 if LONG else 200
 MAX_MESSAGE = 4096
+#: Past this the server stops reading and closes (1009); between the two it answers.
+CLOSING_SIZE = HARD_CAP * MAX_MESSAGE
 RULE_CODES = frozenset({"bad_action", "not_your_turn"})
 #: No rate limit (it has tests of its own); bots that move fifty times a second.
 # The rate and failed-join limits are tests of their own (test_limits, test_join_guessing).
 FUZZ_SETTINGS = fast_settings(
+    max_message=MAX_MESSAGE,
     rate=1e9,
     burst=10**9,
     join_failures=10**6,
@@ -215,9 +218,9 @@ def cleaned(text: str) -> str:
 def expected(world: World, context: str, payload: str | bytes) -> Outcome:
     """What the server must do with ``payload`` from a connection in ``context``."""
     raw = payload.encode() if isinstance(payload, str) else payload
-    if len(raw) > MAX_MESSAGE:
+    if len(raw) > CLOSING_SIZE:
         return Closed(frozenset({1009}))
-    if isinstance(payload, bytes):
+    if isinstance(payload, bytes) or len(raw) > MAX_MESSAGE:  # binary, or too_large
         return Refused(frozenset({"bad_message"}))  # binary frames are never read
     try:
         message = decode_client(payload)
@@ -674,10 +677,10 @@ def bad_frames() -> st.SearchStrategy[BadFrame]:
             lambda b: BadFrame(CLOSE, struct.pack("!H", 1000) + b, codes=frozenset({1007}))
         ),
         # Bigger than the limit, in one frame or in fragments.
-        st.integers(MAX_MESSAGE + 1, 3 * MAX_MESSAGE).map(
+        st.integers(CLOSING_SIZE + 1, CLOSING_SIZE + 2 * MAX_MESSAGE).map(
             lambda n: BadFrame(BINARY, b"x" * n, codes=frozenset({1009}))
         ),
-        st.integers(MAX_MESSAGE + 1, 3 * MAX_MESSAGE).map(
+        st.integers(CLOSING_SIZE + 1, CLOSING_SIZE + 2 * MAX_MESSAGE).map(
             lambda n: BadFrame(TEXT, b"x" * n, fin=False, codes=frozenset({1009}))
         ),
     )

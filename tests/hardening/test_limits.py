@@ -42,7 +42,7 @@ async def replies_until_close(ws: ClientConnection) -> tuple[list[dict[str, obje
 
 def test_the_shipped_defaults_are_limits() -> None:
     s = Settings()
-    assert s.max_message == 4096
+    assert s.max_message == 16384
     assert s.send_queue == 512
     assert (s.rate, s.burst) == (20.0, 40)
     assert s.max_spectators == 100
@@ -53,27 +53,36 @@ def test_the_shipped_defaults_are_limits() -> None:
 # --- frame size ---------------------------------------------------------------------------
 
 
-async def test_a_frame_over_the_size_limit_closes_with_1009() -> None:
+async def test_a_frame_over_the_size_limit_is_answered_and_four_times_it_closes() -> None:
     async with serving(default_settings()) as game:
-        async with connect(ws_url(game)) as ws:
+        limit = game.settings.max_message
+        async with connect(ws_url(game), max_size=None) as ws:
             await hello(ws)
             # Exactly the limit is fine (JSON allows the padding).
-            at_limit = '{"type": "list_rooms"}'.ljust(4096)
+            at_limit = '{"type": "list_rooms"}'.ljust(limit)
             await ws.send(at_limit)
             reply = orjson.loads(await asyncio.wait_for(ws.recv(), 50 * UNIT))
             assert reply["type"] == "rooms"
-            # One byte more, and the server closes the connection.
+            # One byte more: refused, with the limit, and the connection stays open.
             await ws.send(at_limit + " ")
+            reply = orjson.loads(await asyncio.wait_for(ws.recv(), 50 * UNIT))
+            assert reply["code"] == "bad_message"
+            assert reply["params"] == {"reason": "too_large", "limit": limit}
+            await ws.send(at_limit)
+            reply = orjson.loads(await asyncio.wait_for(ws.recv(), 50 * UNIT))
+            assert reply["type"] == "rooms"
+            # Past four times the limit the server stops reading and closes.
+            await ws.send(at_limit * 4 + " ")
             frames, code = await replies_until_close(ws)
         assert frames == [] and code == 1009
 
 
-async def test_a_fragmented_message_over_the_limit_closes_with_1009() -> None:
+async def test_a_fragmented_message_over_four_times_the_limit_closes_with_1009() -> None:
     async with serving(default_settings()) as game:
         async with connect(ws_url(game)) as ws:
             await hello(ws)
             # The limit is on the message, not on each fragment.
-            await ws.send(iter(["x" * 3000, "y" * 3000]))
+            await ws.send(iter(["x" * 40_000, "y" * 40_000]))
             frames, code = await replies_until_close(ws)
         assert frames == [] and code == 1009
 

@@ -14,7 +14,8 @@ from pydantic import TypeAdapter
 
 from protocol.codec import decode_server
 from protocol.engine import shuffled_deck
-from protocol.errors import KingsCornerError
+from protocol.engine.actions import Play
+from protocol.errors import KingsCornerError, NotInHand
 from protocol.messages import LogEvent, RoomOptions
 from protocol.schema import error_classes
 from server.app import GameServer
@@ -76,8 +77,6 @@ def test_the_docs_list_every_error_code_with_its_parameters() -> None:
 
 
 def test_an_error_refuses_parameters_its_code_does_not_declare() -> None:
-    from protocol.errors import NotInHand
-
     assert NotInHand(card="7H").params == {"card": "7H"}
     try:
         NotInHand(pile="N")
@@ -170,8 +169,6 @@ def test_a_refused_play_names_the_card_and_the_top_it_does_not_fit() -> None:
 
 
 def _play(card: str, pile: str) -> Any:
-    from protocol.engine.actions import Play
-
     return Play(card, pile)
 
 
