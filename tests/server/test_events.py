@@ -12,13 +12,14 @@ from typing import Any, get_args
 import orjson
 from pydantic import TypeAdapter
 
+from clients.net import GameClient
 from protocol.codec import decode_server
 from protocol.engine import shuffled_deck
 from protocol.engine.actions import Play
 from protocol.errors import KingsCornerError, NotInHand
 from protocol.messages import LogEvent, RoomOptions
 from protocol.schema import error_classes
-from server.app import GameServer
+from server.app import GameServer, port_of
 from server.room import Room, create_event
 
 from .audit import Recorder
@@ -246,3 +247,37 @@ async def test_the_largest_create_fits_and_a_rematch_keeps_the_decks(
     match = server.lobby.rooms[code].room.match
     assert match is not None and match is not first and match.hand_index == 0
     assert [list(d) for d in match.decks] == decks  # dealt from the first stacked deck again
+
+
+async def test_hello_without_a_name_is_welcomed_as_player(server: GameServer) -> None:
+    c = GameClient(f"ws://127.0.0.1:{port_of(server)}/", "unused")
+    c._hello = lambda: {"type": "hello", "version": 1}  # type: ignore[method-assign]
+    await c.connect()
+    try:
+        await c.create(seats=2)
+        assert c.doc is not None and c.doc["room"]["seats"][0]["name"] == "Player"
+    finally:
+        await c.close()
+
+
+async def test_the_bots_that_replace_people_play_at_the_documented_levels(
+    client: ClientFactory,
+) -> None:
+    ana, ben, cai = await client("Ana"), await client("Ben"), await client("Cai")
+    code = await ana.create(seats=3)
+    await ben.join(code)
+    await cai.join(code)
+    await ben.ready()
+    await cai.ready()
+    await ana.start()
+    await ana.until(lambda c: c.game is not None)
+    await ben.send({"type": "leave"})
+    await ana.send({"type": "kick", "seat": 2})
+
+    def seat(c: Any, i: int) -> dict[str, Any]:
+        entry: dict[str, Any] = c.doc["room"]["seats"][i]
+        return entry
+
+    await ana.until(lambda c: seat(c, 1)["kind"] == "bot" and seat(c, 2)["kind"] == "bot")
+    assert seat(ana, 1)["level"] == "heuristic" and seat(ana, 2)["level"] == "heuristic"
+    assert {"ev": "bot_took", "seat": 1, "name": "Ben", "level": "heuristic"} in ana.log
