@@ -610,9 +610,13 @@ class LiveRoom:
             await self.context.store.delete_room(self.code)
 
     async def _update_listing(self) -> None:
+        """List a public room while it is not finished and a person still plays in it
+        (a table of bots alone, or of people a bot covers while they are away, is not)."""
         if not self.room.settings.public:
             return
-        summary = self.room.summary(self.spectators) if self.room.phase != "finished" else None
+        room = self.room
+        people = any(s is not None and s.kind == "human" and not s.away for s in room.seats)
+        summary = room.summary(self.spectators) if room.phase != "finished" and people else None
         if summary != self._listed:
             self._listed = summary
             await self.context.store.set_listing(self.code, summary)

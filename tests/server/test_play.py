@@ -264,6 +264,29 @@ async def test_public_rooms_are_listed(client: ClientFactory) -> None:
     assert [r["room"] for r in rooms["rooms"]] == [code]
 
 
+async def test_a_public_room_with_no_person_left_is_not_listed(client: ClientFactory) -> None:
+    a = await client("Ana")
+    code = await a.create(seats=2, public=True, bots=[None, "random"])
+    b = await client("Ben")
+
+    async def listed() -> bool:
+        rooms = await b.request({"type": "list_rooms"}, "rooms")
+        return any(r["room"] == code for r in rooms["rooms"])
+
+    for _ in range(50):
+        if await listed():
+            break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError("room never listed")
+    await a.send({"type": "leave"})  # only the bot is left
+    for _ in range(100):
+        if not await listed():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("a room of bots alone is still listed")
+
+
 async def test_healthz_answers_on_the_game_port(server: GameServer) -> None:
     from server.app import port_of
 
