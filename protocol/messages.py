@@ -558,6 +558,8 @@ class Queued(_Message):
 
     type: Literal["queued"] = "queued"
     seats: int | None
+    #: Seconds until bots fill the table if nobody else comes (absent when not waiting).
+    wait: float | None = None
 
 
 class HintReply(_Message):

@@ -193,7 +193,7 @@ class Lobby:
         conn.queued_at = time.monotonic()
         self._waiting[ticket_id] = conn
         await self._store.queue_join(seats, ticket)
-        conn.send(dumps({"type": "queued", "seats": seats}))
+        conn.send(dumps({"type": "queued", "seats": seats, "wait": self._settings.queue_wait}))
         taken = await self._store.queue_take(seats, seats, seats)
         if taken:
             await self._form(seats, taken)

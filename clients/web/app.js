@@ -8,7 +8,7 @@
 
 import { connect, send } from "./connection.js";
 import { $, tablistKeys } from "./dom.js";
-import { lang, onLangChange, setLang, t } from "./i18n.js";
+import { LANGUAGES, lang, onLangChange, setLang, t } from "./i18n.js";
 import { onHint, wireInput } from "./input.js";
 import {
   CODE_RE,
@@ -20,12 +20,11 @@ import {
   wireLobby,
 } from "./lobby.js";
 import { note, onChat, wirePanel } from "./panel.js";
-import { wireResult } from "./result.js";
+import { askLeave, wireResult } from "./result.js";
 import { render, renderAll } from "./screens.js";
 import { LAST, NAME, PLAYER, S, SESSION, setRenderer, storage } from "./state.js";
 import {
   PLAYER_RE,
-  leave,
   onError,
   onJoined,
   onKicked,
@@ -35,6 +34,7 @@ import {
   onWelcome,
 } from "./sync.js";
 import { tickClocks, wireTable } from "./table.js";
+import { wireTips } from "./tips.js";
 import { banner, onStatus } from "./toasts.js";
 import { onLeaderboard, onMatches, route, wireViews } from "./views.js";
 import { wireWaiting } from "./waiting.js";
@@ -85,9 +85,12 @@ function onFrame(frame) {
 // --- wiring ------------------------------------------------------------------------------
 
 function wire() {
-  $("lang").addEventListener("click", () => setLang(lang() === "es" ? "en" : "es"));
+  $("lang").addEventListener("click", () =>
+    setLang(LANGUAGES[(LANGUAGES.indexOf(lang()) + 1) % LANGUAGES.length]),
+  );
+  wireTips();
   onLangChange(renderAll);
-  $("leave").addEventListener("click", () => leave());
+  $("leave").addEventListener("click", () => askLeave());
   wireLobby();
   wireWaiting();
   wireInput();

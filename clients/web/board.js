@@ -44,7 +44,7 @@ export function pileClasses(name, cards) {
   return classes;
 }
 
-/** What is inside a pile: its name, the bottom card peeking out, the top card, the count. */
+/** What is inside a pile: the bottom card peeking out, the top card, its name, the count. */
 export function pileParts(name, cards, fresh) {
   const stack = el("span", { class: "stack" });
   if (cards.length >= 2) {
@@ -66,9 +66,11 @@ export function pileParts(name, cards, fresh) {
       ),
     );
   }
+  // The name sits in the pile's bottom-left corner, over the top card: the base card peeks
+  // out above, so it never covers the name.
   return [
-    el("span", { class: "pile-name", "aria-hidden": "true", text: localPile(name) }),
     stack,
+    el("span", { class: "pile-name", "aria-hidden": "true", text: localPile(name) }),
     cards.length
       ? el("span", { class: "count", "aria-hidden": "true", text: String(cards.length) })
       : null,

@@ -13,7 +13,25 @@ import { go } from "./views.js";
 
 export const CODE_RE = /^[A-Za-z0-9]{6}$/;
 
+// Quick play: the server fills the table with bots ``queue_wait`` seconds after you queued
+// (the "queued" frame says how long: "wait"; 15 s, the default, when it does not).
+const QUEUE_WAIT = 15;
+const quick = { at: 0, wait: QUEUE_WAIT, timer: null };
+
+function quickCountdown() {
+  if (!S.queued) {
+    clearInterval(quick.timer);
+    quick.timer = null;
+    return;
+  }
+  const left = Math.ceil(quick.wait - (Date.now() - quick.at) / 1000);
+  $("quick-count").textContent =
+    left > 0 ? t("lobby.quick_count", { s: left }) : t("lobby.quick_filling");
+}
+
 export function renderLobby() {
+  // A "Leave the match?" left open when the room went (kicked, say) is not asked again later.
+  $("leave-ask").hidden = true;
   $("notice").hidden = !S.notice;
   if (S.notice) $("notice-text").textContent = t(S.notice.key, S.notice.vars);
   const code = S.invite;
@@ -26,6 +44,7 @@ export function renderLobby() {
   $("quick-form").hidden = Boolean(S.queued);
   $("quick-wait").hidden = !S.queued;
   if (S.queued) $("quick-wait-text").textContent = t("lobby.quick_wait", { n: S.queued });
+  quickCountdown();
   renderSeatOptions();
   renderRooms();
 }
@@ -106,7 +125,12 @@ export function onRooms(frame) {
 }
 
 export function onQueued(frame) {
+  if (frame.seats && !S.queued) {
+    quick.at = Date.now();
+    quick.wait = typeof frame.wait === "number" && frame.wait >= 0 ? frame.wait : QUEUE_WAIT;
+  }
   S.queued = frame.seats;
+  if (S.queued && !quick.timer) quick.timer = setInterval(quickCountdown, 250);
   renderLobby();
 }
 

@@ -7,10 +7,12 @@ import { game, seatName } from "./doc.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { S } from "./state.js";
+import { todayUtc } from "./replay.js";
 import { leave } from "./sync.js";
 import { go } from "./views.js";
 
 export function renderOverlay() {
+  renderAsk();
   const g = game();
   const overlay = $("overlay");
   const result = g ? g.result : null;
@@ -88,11 +90,16 @@ export function renderOverlay() {
   $("play-again").textContent = t(voted ? "result.again_wait" : "result.again");
   $("force-again").hidden = !(finished && isHost && votes.length > 0) || daily;
   $("new-game").hidden = !finished;
-  $("result-replay").hidden = !finished || !seated;
+  // Today's daily deal is withheld by the server (403) until the UTC day is over.
+  const replayLater = Boolean(daily && S.doc.room.daily.day === todayUtc());
+  $("result-replay").hidden = !finished || !seated || replayLater;
   $("result-boards").hidden = !finished;
   let noteText = finished ? "" : t("result.auto");
   if (finished && votes.length) {
     noteText = t("result.votes", { names: votes.map(seatName).join(", ") });
+  }
+  if (finished && seated && replayLater) {
+    noteText = `${noteText} ${t("result.replay_later", { time: dayEnds() })}`.trim();
   }
   $("result-note").textContent = noteText;
   if (show && S.overlayFor !== key) {
@@ -104,9 +111,64 @@ export function renderOverlay() {
   }
 }
 
+/** When the current UTC day ends, in this browser's own time. */
+function dayEnds() {
+  const now = new Date();
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  return end.toLocaleTimeString(document.documentElement.lang || undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+}
+
+// --- leaving a match in progress asks first ---------------------------------------------------
+
+/** Whether leaving now costs something: a seat in a match still being played. */
+function leavingCosts() {
+  const g = game();
+  return S.role === "player" && Boolean(g) && g.phase !== "finished";
+}
+
+/** "Leave": straight away in the waiting room or after the match; in play, ask first. */
+export function askLeave() {
+  if (!leavingCosts()) {
+    closeAsk(false);
+    leave();
+    return;
+  }
+  $("leave-ask").hidden = false;
+  $("leave-stay").focus();
+}
+
+function closeAsk(refocus) {
+  const ask = $("leave-ask");
+  if (ask.hidden) return;
+  ask.hidden = true;
+  if (refocus && !$("leave").hidden) $("leave").focus();
+}
+
+/** The question goes away with the match it was about (the room left, the match over). */
+export function renderAsk() {
+  if (!$("leave-ask").hidden && !(S.room && leavingCosts())) closeAsk(false);
+}
+
 // --- wiring ------------------------------------------------------------------------------
 
 export function wireResult() {
+  $("leave-stay").addEventListener("click", () => closeAsk(true));
+  $("leave-yes").addEventListener("click", () => {
+    closeAsk(false);
+    leave();
+  });
+  $("leave-ask").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.stopPropagation();
+      closeAsk(true);
+    }
+  });
+  $("leave-ask").addEventListener("click", (event) => {
+    if (event.target === $("leave-ask")) closeAsk(true);
+  });
   $("next-hand").addEventListener("click", () => send({ type: "next_hand" }));
   $("view-table").addEventListener("click", () => {
     const g = game();

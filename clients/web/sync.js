@@ -6,8 +6,11 @@ import { hello, send } from "./connection.js";
 import { localPile } from "./board.js";
 import { cardText } from "./cards.js";
 import { seatName } from "./doc.js";
+import { $ } from "./dom.js";
 import { has, t } from "./i18n.js";
+import { noticeEvent, noticeTurn } from "./notify.js";
 import { addLog, logText, note, renderChat, renderLog } from "./panel.js";
+import { noteEvents } from "./motion.js";
 import { applyPatch } from "./patch.js";
 import { LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
 import { banner, toast } from "./toasts.js";
@@ -111,6 +114,7 @@ export function onSnapshot(frame) {
   S.version = frame.version;
   S.resyncing = false;
   render();
+  noticeTurn();
 }
 
 export function onPatch(frame) {
@@ -128,11 +132,19 @@ export function onPatch(frame) {
   S.version = frame.to;
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
   const names = (S.doc.room.seats || []).map((seat) => (seat ? seat.name : null));
+  const said = [];
   for (const event of frame.log || []) {
-    addLog({ ...event, names });
+    const line = { ...event, names };
+    addLog(line);
+    said.push(logText(line));
     onLogEvent(event);
+    noticeEvent(event);
   }
+  // Screen readers hear every move, whichever tab the panel shows.
+  if (said.length) $("announce").textContent = said.join(" ");
+  noteEvents(S.room, frame.log || [], S.seat); // the table's motion and its last turn
   renderSoon();
+  noticeTurn();
 }
 
 /** What a log event means beyond the log: a new host, the end of a turn. */

@@ -18,7 +18,18 @@ import {
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { startDrag } from "./input.js";
-import { S } from "./state.js";
+import { land, lastTurn } from "./motion.js";
+import { S, render, storage } from "./state.js";
+
+// localStorage: the order of your hand, "suit" (by suit and rank, the default) or "dealt".
+const HAND_ORDER = "kc.hand_order";
+// Each card of the hand shows at least this much (a tap target, and its rank and suit).
+const MIN_TAP = 44;
+const HAND_GAP = 6;
+
+function handOrder() {
+  return storage.get(localStorage, HAND_ORDER) === "dealt" ? "dealt" : "suit";
+}
 
 // --- the turn clock ----------------------------------------------------------------------
 
@@ -65,7 +76,10 @@ function plate(i, g, position) {
   const count = g.counts[i];
   const turn = g.phase === "playing" && g.turn === i;
   const classes = ["plate", `pos-${position}`];
+  const turnDone = lastTurn(S.room);
+  const lastMover = Boolean(turnDone && turnDone.seat === i);
   if (turn) classes.push("turn");
+  if (lastMover) classes.push("last-mover");
   if (seat && seat.away) classes.push("away");
   if (seat && seat.kind === "human" && !seat.connected) classes.push("offline");
   if (g.winners && g.winners.includes(i)) classes.push("winner");
@@ -82,6 +96,7 @@ function plate(i, g, position) {
   const label = [name, i === S.seat ? t("seat.you") : null, kind, countText]
     .concat(g.dealer === i ? [t("seat.dealer")] : [])
     .concat(turn ? [t("seat.turn")] : [])
+    .concat(lastMover ? [t("seat.last_move")] : [])
     .filter(Boolean)
     .join(", ");
   return el(
@@ -110,6 +125,9 @@ function plate(i, g, position) {
         : null,
     ),
     el("div", { class: "plate-sub", text: kind }),
+    lastMover
+      ? el("div", { class: "last-tag", "aria-hidden": "true", text: t("seat.last_move") })
+      : null,
     el("div", { class: "plate-cards" }, backs, el("span", { class: "pcount", text: countText })),
   );
 }
@@ -124,6 +142,8 @@ function pileButton(name, g, goals, movable) {
   if (selected) classes.push("selected");
   if (hinted) classes.push("hinted");
   if (movable.has(name)) classes.push("movable");
+  const turnDone = lastTurn(S.room);
+  if (turnDone && turnDone.piles.has(name)) classes.push("last-turn");
   const button = el(
     "button",
     {
@@ -145,7 +165,7 @@ function pileButton(name, g, goals, movable) {
 }
 
 function handButtons(g) {
-  const hand = sortHand(g.hand || []);
+  const hand = handOrder() === "suit" ? sortHand(g.hand || []) : [...(g.hand || [])];
   const playable = playableCards();
   const buttons = hand.map((card) => {
     const selected = S.sel && S.sel.kind === "card" && S.sel.card === card;
@@ -173,6 +193,49 @@ function handButtons(g) {
     return button;
   });
   return buttons;
+}
+
+/** Lay the hand out over the table's width: cards overlap in a row while each still shows
+ * MIN_TAP pixels (its rank and suit in the corner), then wrap into rows that overlap as
+ * little as they can. Each button is exactly the part of its card that shows. */
+export function layoutHand() {
+  const hand = $("hand");
+  const buttons = [...hand.querySelectorAll(".card-btn")];
+  if (!buttons.length || hand.hidden) {
+    hand.style.height = "";
+    return;
+  }
+  const card = buttons[0].querySelector(".card");
+  const cw = card.offsetWidth;
+  const ch = card.offsetHeight;
+  const n = buttons.length;
+  const minStep = Math.max(MIN_TAP, cw * 0.42);
+  const fit = (width) => Math.max(1, Math.floor((width - cw) / minStep) + 1);
+  // Several rows take less room above them (a lifted card may cover the status line).
+  hand.classList.toggle("rows", n > fit(hand.clientWidth - 12));
+  const style = getComputedStyle(hand);
+  const padLeft = parseFloat(style.paddingLeft);
+  const padTop = parseFloat(style.paddingTop);
+  const width = hand.clientWidth - padLeft - parseFloat(style.paddingRight);
+  if (!cw || width <= 0) return;
+  const rows = Math.ceil(n / fit(width));
+  const perRow = Math.ceil(n / rows);
+  const step = perRow > 1 ? Math.min(cw + HAND_GAP, (width - cw) / (perRow - 1)) : cw;
+  const rowStep = rows > 1 ? Math.max(MIN_TAP, Math.round(ch * 0.46)) : ch;
+  buttons.forEach((button, k) => {
+    const row = Math.floor(k / perRow);
+    const col = k % perRow;
+    const inRow = Math.min(perRow, n - row * perRow);
+    const rowWidth = cw + (inRow - 1) * step;
+    const lastInRow = col === inRow - 1;
+    Object.assign(button.style, {
+      left: `${Math.round(padLeft + (width - rowWidth) / 2 + col * step)}px`,
+      top: `${padTop + row * rowStep}px`,
+      width: `${lastInRow ? cw : Math.floor(step)}px`,
+      height: `${row === rows - 1 ? ch : rowStep}px`,
+    });
+  });
+  hand.style.height = `${padTop + (rows - 1) * rowStep + ch + parseFloat(style.paddingBottom)}px`;
 }
 
 /** Note which piles got a new top card and which cards just came into the hand. */
@@ -246,6 +309,8 @@ export function renderTable(g) {
     const empty = el("span", { class: "muted", text: t("hand.empty") });
     hand.replaceChildren(...(buttons.length ? buttons : [empty]));
     hand.hidden = false;
+    hand.classList.toggle("laid", buttons.length > 0);
+    layoutHand();
   } else {
     hand.replaceChildren();
     hand.hidden = true;
@@ -255,6 +320,10 @@ export function renderTable(g) {
 
   const seated = S.role === "player";
   $("actions").hidden = !seated;
+  const order = handOrder();
+  const sortButton = $("sort-hand");
+  sortButton.textContent = t(order === "suit" ? "hand.order_suit" : "hand.order_dealt");
+  sortButton.setAttribute("aria-label", t("hand.order_label", { order: sortButton.textContent }));
   const endButton = $("end-turn");
   const draws = g.stock > 0 && S.doc.room.options.draw !== "start";
   endButton.textContent = t(draws ? "act.draw_end" : "act.end");
@@ -265,6 +334,7 @@ export function renderTable(g) {
   endButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "end_turn"));
   $("hint").disabled = !myTurn();
   tickClocks();
+  land(); // the moves of the last patches travel to where this render put them
 
   if (focusKey) {
     const again = document.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
@@ -285,4 +355,9 @@ export function renderAway(g) {
 
 export function wireTable() {
   $("back").addEventListener("click", () => send({ type: "back" }));
+  $("sort-hand").addEventListener("click", () => {
+    storage.set(localStorage, HAND_ORDER, handOrder() === "suit" ? "dealt" : "suit");
+    render();
+  });
+  window.addEventListener("resize", layoutHand);
 }

@@ -96,6 +96,18 @@ export function renderWaiting() {
     $("ready-btn").classList.toggle("on", Boolean(mine.ready));
   }
   $("host-box").hidden = !isHost;
+  // The server starts only once every seated person but the host is ready (decide_start).
+  const waitingFor =
+    unready.length > 1
+      ? unready.slice(0, -1).join(", ") + t("result.and") + unready.at(-1)
+      : (unready[0] ?? "");
+  $("start-go").disabled = unready.length > 0;
+  $("start-why").textContent = unready.length
+    ? t(unready.length > 1 ? "wait.start_wait_many" : "wait.start_wait", { names: waitingFor })
+    : "";
+  $("start-why").hidden = !unready.length;
+  // The host reads whom the start waits for under the button: not twice.
+  $("wait-ready").hidden = isHost && unready.length > 0;
   if (!isHost) S.configOpen = false;
   $("config-open").setAttribute("aria-expanded", String(S.configOpen));
   $("config-form").hidden = !S.configOpen;

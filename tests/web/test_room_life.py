@@ -104,6 +104,8 @@ def test_turn_countdown_away_and_back_and_store_banner(pages: Pages) -> None:
     expect(banner).to_have_text(
         "El almacenamiento del servidor no responde — puede que se rechacen jugadas."
     )
+    ana.click("#lang")  # the button cycles English, Spanish, Czech
+    expect(banner).to_have_text("Úložiště serveru nedostupné — tahy mohou být odmítnuty.")
     ana.click("#lang")
     ws_routes[-1].send(json.dumps({"type": "status", "store": "up"}))
     expect(banner).to_be_hidden()

@@ -85,17 +85,33 @@ def test_names_and_chat_lines_are_shown_as_text(pages: Pages) -> None:
     assert pages.problems == []
 
 
-def test_every_text_exists_in_english_and_spanish(pages: Pages) -> None:
+def test_every_text_exists_in_english_spanish_and_czech(pages: Pages) -> None:
     page = pages.open("texts")
     keys = page.evaluate(
         """async () => {
           const { keysOf } = await import("/i18n.js");
-          return { en: keysOf("en"), es: keysOf("es") };
+          return { en: keysOf("en"), es: keysOf("es"), cs: keysOf("cs") };
         }"""
     )
-    english, spanish = set(keys["en"]), set(keys["es"])
+    english, spanish, czech = set(keys["en"]), set(keys["es"]), set(keys["cs"])
     assert len(english) > 300
     assert english - spanish == set()
+    assert english - czech == set()
+    assert {key for key in czech - english if not key.startswith("err.")} == set()
+    # No text is empty in any language.
+    empty = page.evaluate(
+        """async () => {
+          const empty = [];
+          for (const code of ["en", "es", "cs"]) {
+            const texts = (await import(`/i18n/${code}.js`)).default;
+            for (const [key, text] of Object.entries(texts)) {
+              if (typeof text !== "string" || !text.trim()) empty.push(`${code}:${key}`);
+            }
+          }
+          return empty;
+        }"""
+    )
+    assert empty == []
     # Only the server's error codes are Spanish-only: in English its own message is shown.
     assert {key for key in spanish - english if not key.startswith("err.")} == set()
     # Every data-i18n key of the page has a text.

@@ -69,9 +69,9 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     expect(cleo.locator("#waiting")).to_be_visible()
     expect(cleo.locator("#wait-note")).to_contain_text("You are watching this room.")
 
-    # The host cannot start before Ben is ready; the server's refusal is shown.
-    ana.click("#start-go")
-    expect(ana.locator(".toast.error")).to_contain_text("Waiting for Ben to be ready.")
+    # The host cannot start before Ben is ready: the button says why.
+    expect(ana.locator("#start-go")).to_be_disabled()
+    expect(ana.locator("#start-why")).to_contain_text("Waiting for Ben to be ready.")
     ben.click("#ready-btn")
     expect(ana.locator('#wait-seats li[data-seat="1"]')).to_contain_text("ready")
     ana.click("#start-go")
@@ -224,13 +224,15 @@ def test_keyboard_play_next_hand_and_language_switch(
         "aria-label", "8 of hearts, playable"
     )
 
-    # Spanish, then back to English, without losing anything on the table.
+    # Spanish, Czech, then back to English, without losing anything on the table.
     ana.click("#lang")
     expect(ana.locator("#end-turn")).to_have_text("Robar y terminar turno")
     expect(ana.locator('#hand [data-card="8H"]')).to_have_attribute(
         "aria-label", "8 de corazones, se puede jugar"
     )
     expect(ana.locator("#bar-hand")).to_have_text("Mano 1 · objetivo 25")
+    ana.click("#lang")  # the button cycles English, Spanish, Czech
+    expect(ana.locator("#end-turn")).to_have_text("Dobrat a ukončit tah")
     ana.click("#lang")
     expect(ana.locator("#end-turn")).to_have_text("Draw and end turn")
 

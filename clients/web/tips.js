@@ -1,0 +1,48 @@
+// The strategy tips: a dialog opened by the "Tips" buttons (lobby and table), closed with
+// Escape, its close button or a click outside; focus goes back to the button that opened
+// it. It also holds the sound switch (notify.js). Texts go in with textContent only.
+
+import { $, el } from "./dom.js";
+import { onLangChange, t } from "./i18n.js";
+import { setSound, soundOn } from "./notify.js";
+
+export const TIPS = ["tips.1", "tips.2", "tips.3", "tips.4", "tips.5", "tips.6"];
+
+let opener = null;
+
+function fill() {
+  $("tips-title").textContent = t("tips.title");
+  $("tips-close").textContent = t("tips.close");
+  $("tips-sound-label").textContent = t("sound.label");
+  $("tips-list").replaceChildren(...TIPS.map((key) => el("li", { text: t(key) })));
+  $("tips-sound").checked = soundOn();
+}
+
+export function openTips(from = document.activeElement) {
+  const dialog = $("tips-dialog");
+  if (dialog.open) return;
+  opener = from instanceof HTMLElement ? from : null;
+  fill();
+  dialog.showModal();
+  $("tips-close").focus();
+}
+
+export function wireTips() {
+  const dialog = $("tips-dialog");
+  for (const button of document.querySelectorAll(".tips-open")) {
+    button.addEventListener("click", () => openTips(button));
+  }
+  $("tips-close").addEventListener("click", () => dialog.close());
+  // A click on the backdrop (the dialog itself, outside its box) closes it too.
+  dialog.addEventListener("click", (event) => {
+    if (event.target === dialog) dialog.close();
+  });
+  dialog.addEventListener("close", () => {
+    if (opener && opener.isConnected && !opener.closest("[hidden]")) opener.focus();
+    opener = null;
+  });
+  $("tips-sound").addEventListener("change", (event) => setSound(event.target.checked));
+  onLangChange(() => {
+    if (dialog.open) fill();
+  });
+}
