@@ -143,6 +143,22 @@ def rounded(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def median_of(runs: Sequence[dict[str, Any]], *path: str) -> float | None:
+    """The rounded median, over ``runs``, of the number each holds at ``path`` (dict keys,
+    or list indices given as digits); runs without a number there are left out."""
+    values = []
+    for run in runs:
+        value: Any = run
+        for key in path:
+            if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            else:
+                value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, int | float):
+            values.append(float(value))
+    return rounded(median(values))
+
+
 # --- processes -----------------------------------------------------------------------------
 
 

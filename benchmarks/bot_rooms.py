@@ -46,6 +46,7 @@ from ._common import (
     game_server_argv,
     machine,
     median,
+    median_of,
     note,
     python_env,
     raise_nofile,
@@ -250,17 +251,6 @@ def _brief(run: dict[str, Any]) -> dict[str, Any]:
     return {k: run[k] for k in keep if k in run}
 
 
-def _med(runs: list[dict[str, Any]], *path: str) -> float | None:
-    values = []
-    for run in runs:
-        value: Any = run
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        if isinstance(value, int | float):
-            values.append(float(value))
-    return rounded(median(values))
-
-
 def _ratio(a: float | None, b: float | None) -> float | None:
     return rounded(a / b, 2) if a is not None and b else None
 
@@ -316,14 +306,14 @@ def _main(args: argparse.Namespace, root: Path, argv: Sequence[str] | None) -> i
     figures: dict[str, dict[str, Any]] = {}
     for name, runs in (("alone", alone), ("beside_bots", beside)):
         figures[name] = {
-            "latency_ms": {q: _med(runs, "latency_ms", q) for q in ("p50", "p95", "p99")},
-            "moves_per_s": _med(runs, "moves_per_s"),
-            "server_cpu_pct": _med(runs, "server", "cpu_pct"),
-            "loadgen_cpu_pct": _med(runs, "loadgen", "cpu_pct"),
+            "latency_ms": {q: median_of(runs, "latency_ms", q) for q in ("p50", "p95", "p99")},
+            "moves_per_s": median_of(runs, "moves_per_s"),
+            "server_cpu_pct": median_of(runs, "server", "cpu_pct"),
+            "loadgen_cpu_pct": median_of(runs, "loadgen", "cpu_pct"),
         }
-    figures["beside_bots"]["bot_changes_per_s"] = _med(beside, "bot_changes_per_s")
-    figures["beside_bots"]["bot_workers_cpu_pct"] = _med(beside, "bot_workers_cpu_pct")
-    figures["beside_bots"]["bot_clients_cpu_pct"] = _med(beside, "bot_clients", "cpu_pct")
+    figures["beside_bots"]["bot_changes_per_s"] = median_of(beside, "bot_changes_per_s")
+    figures["beside_bots"]["bot_workers_cpu_pct"] = median_of(beside, "bot_workers_cpu_pct")
+    figures["beside_bots"]["bot_clients_cpu_pct"] = median_of(beside, "bot_clients", "cpu_pct")
     ratio = rounded(median(ratios), 2)
     record: dict[str, Any] = {
         "bench": "bot_rooms",

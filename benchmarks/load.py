@@ -48,6 +48,7 @@ from ._common import (
     listen_overflows,
     machine,
     median,
+    median_of,
     note,
     percentile,
     proc_sample,
@@ -345,41 +346,27 @@ def run_baseline(shape: LoadShape, patch_bytes: int, snapshot_bytes: int) -> dic
         server.stop()
 
 
-def _med(runs: list[dict[str, Any]], *path: str) -> float | None:
-    values = []
-    for run in runs:
-        value: Any = run
-        for key in path:
-            if isinstance(value, list) and key.isdigit() and int(key) < len(value):
-                value = value[int(key)]
-            else:
-                value = value.get(key) if isinstance(value, dict) else None
-        if isinstance(value, int | float):
-            values.append(float(value))
-    return rounded(median(values))
-
-
 def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The median over repeats of each headline figure."""
     out: dict[str, Any] = {
-        "moves_per_s": _med(runs, "moves_per_s"),
-        "moves_per_server_cpu_s": _med(runs, "moves_per_server_cpu_s"),
-        "latency_ms": {q: _med(runs, "latency_ms", q) for q in ("p50", "p95", "p99")},
-        "fanout_ms": {q: _med(runs, "fanout_ms", q) for q in ("p50", "p95", "p99")},
-        "server_cpu_pct": _med(runs, "server", "cpu_pct"),
-        "server_peak_rss_mib": _med(runs, "server", "peak_rss_mib"),
-        "loadgen_cpu_pct": _med(runs, "loadgen", "cpu_pct"),
-        "server_runq_wait_pct": _med(runs, "server", "runq_wait_pct_each", "0"),
+        "moves_per_s": median_of(runs, "moves_per_s"),
+        "moves_per_server_cpu_s": median_of(runs, "moves_per_server_cpu_s"),
+        "latency_ms": {q: median_of(runs, "latency_ms", q) for q in ("p50", "p95", "p99")},
+        "fanout_ms": {q: median_of(runs, "fanout_ms", q) for q in ("p50", "p95", "p99")},
+        "server_cpu_pct": median_of(runs, "server", "cpu_pct"),
+        "server_peak_rss_mib": median_of(runs, "server", "peak_rss_mib"),
+        "loadgen_cpu_pct": median_of(runs, "loadgen", "cpu_pct"),
+        "server_runq_wait_pct": median_of(runs, "server", "runq_wait_pct_each", "0"),
     }
     out["bytes"] = {
-        "patch_median": _med(runs, "bytes", "patch_median"),
+        "patch_median": median_of(runs, "bytes", "patch_median"),
         "patch_parts_median": {
-            part: _med(runs, "bytes", "patch_parts_median", part)
+            part: median_of(runs, "bytes", "patch_parts_median", part)
             for part in ("ops", "log", "envelope")
         },
         **{
             kind: {
-                k: _med(runs, "bytes", kind, k)
+                k: median_of(runs, "bytes", kind, k)
                 for k in ("patch_median", "snapshot_median", "patch_share")
             }
             for kind in ("seat", "spectator")
