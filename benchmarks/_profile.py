@@ -79,9 +79,10 @@ def _name(frame: str) -> str:
     return f"{found.group('func')} ({file})"
 
 
-#: Root frames of whole stacks. Sampling without pausing the process (``--nonblocking``)
-#: sometimes unwinds only part of a stack; those samples are left out of the shares.
-ROOTS = ("_run_module_as_main", "Thread._bootstrap")
+#: Root frames of whole stacks (``python -m``, the ``kings-corner`` script, threads).
+#: Sampling without pausing the process (``--nonblocking``) sometimes unwinds only part of
+#: a stack; those samples are left out of the shares.
+ROOTS = ("_run_module_as_main", "Thread._bootstrap", "<module> (kings-corner")
 
 
 def summarise(stacks: list[tuple[list[str], int]], top: int = 30) -> dict[str, Any]:

@@ -5,6 +5,7 @@
 import { send } from "./connection.js";
 import { game } from "./doc.js";
 import { $, el } from "./dom.js";
+import { focusHand, focusTarget, wireKeys } from "./keys.js";
 import { S, render } from "./state.js";
 import { leaveView } from "./views.js";
 
@@ -26,23 +27,29 @@ function selectCard(card) {
   render();
 }
 
+/** A pile chosen: play the selected card or move the selected pile onto it, or select it.
+ * Says what it did: "acted", "selected" or nothing. */
 function choosePile(pile) {
   const g = game();
-  if (!g || S.role !== "player") return;
+  if (!g || S.role !== "player") return null;
   if (S.sel && S.sel.kind === "card") {
     act({ type: "play", card: S.sel.card, pile });
+    return "acted";
   } else if (S.sel && S.sel.kind === "pile") {
     if (S.sel.pile === pile) {
       S.sel = null;
       render();
-    } else {
-      act({ type: "move", from: S.sel.pile, to: pile });
+      return null;
     }
+    act({ type: "move", from: S.sel.pile, to: pile });
+    return "acted";
   } else if (g.piles[pile] && g.piles[pile].length) {
     S.hint = null;
     S.sel = { kind: "pile", pile };
     render();
+    return "selected";
   }
+  return null;
 }
 
 function endTurn() {
@@ -113,12 +120,16 @@ export function wireInput() {
   $("board").addEventListener("click", (event) => {
     const pile = event.target.closest("[data-pile]");
     if (!pile || S.suppressClick) return;
-    choosePile(pile.dataset.pile);
+    const done = choosePile(pile.dataset.pile);
+    // event.detail is 0 for a click made with Enter or Space: keep the keyboard moving.
+    if (event.detail === 0 && done === "acted") focusHand();
+    else if (event.detail === 0 && done === "selected") focusTarget();
   });
   $("hand").addEventListener("click", (event) => {
     const card = event.target.closest("[data-card]");
     if (!card || S.suppressClick) return;
     selectCard(card.dataset.card);
+    if (event.detail === 0 && S.sel) focusTarget();
   });
   $("end-turn").addEventListener("click", endTurn);
   $("hint").addEventListener("click", () => send({ type: "hint" }));
@@ -133,6 +144,8 @@ export function wireInput() {
       S.sel = null;
       S.hint = null;
       render();
+      focusHand();
     }
   });
+  wireKeys();
 }

@@ -18,6 +18,7 @@ import {
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { startDrag } from "./input.js";
+import { roveTable } from "./keys.js";
 import { land, lastTurn } from "./motion.js";
 import { S, render, storage } from "./state.js";
 
@@ -344,6 +345,7 @@ export function renderTable(g) {
       if (first) first.focus();
     }
   }
+  roveTable();
 }
 
 /** "A bot is playing for you": shown while this seat is away and the server takes "back". */

@@ -335,3 +335,81 @@ def test_a_twenty_card_hand_is_readable_and_tappable(pages: Pages, shot: Shot) -
     expect(page.locator("#sort-hand")).to_have_text("As dealt")
     page.click("#sort-hand")
     expect(page.locator("#sort-hand")).to_have_text("By suit")
+
+
+ALL_FLIGHTS = """() => window.__flights.map((animation) => {
+  const ghost = animation.effect.target;
+  const timing = animation.effect.getComputedTiming();
+  const box = () => {
+    const r = ghost.getBoundingClientRect();
+    return { x: r.left, y: r.top, width: r.width, height: r.height };
+  };
+  animation.currentTime = timing.delay;
+  const start = box();
+  animation.currentTime = timing.delay + timing.duration - 0.01;
+  const end = box();
+  const faces = [...ghost.querySelectorAll(".card")].map((c) => c.dataset.code || "back");
+  return { start, end, faces };
+})"""
+
+
+def centre(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_a_moved_pile_slides_whole_and_the_other_seat_plays_from_its_plate(
+    pages: Pages,
+) -> None:
+    context = pages.browser.new_context(
+        viewport=DESKTOP, locale="en-US", reduced_motion="no-preference"
+    )
+    context.set_default_timeout(10_000)
+    pages.contexts.append(context)
+    page = context.new_page()
+    pages.watch(page, "motion-pile")
+    page.add_init_script(HOLD_FLIGHTS)
+    Wire(page, [TWO_SEATS], dealer=1)
+    page.goto(pages.base_url)
+    start_solo_game(page)
+
+    # N (9C) moves onto E (10D): the whole stack slides from N to E.
+    source = box_of(page, '#board [data-pile="N"] .stack')
+    page.click('#board [data-pile="N"]')
+    page.click('#board [data-pile="E"]')
+    page.wait_for_function("window.__flights.length > 0")
+    (slide,) = page.evaluate(ALL_FLIGHTS)
+    target = box_of(page, '#board [data-pile="E"] .stack')
+    assert slide["faces"] == ["9C"]
+    for key in ("x", "y", "width", "height"):
+        assert close(slide["start"][key], source[key]), (key, slide, source)
+        assert close(slide["end"][key], target[key]), (key, slide, target)
+    assert abs(slide["start"]["y"] - slide["end"]["y"]) > 100
+    page.evaluate("window.__flights.forEach((a) => a.finish()); window.__flights = []")
+    expect(page.locator(".flight")).to_have_count(0)
+
+    # Ana ends her turn; the bot's turn ends with its draw, face down from the stock to its
+    # plate, and every card it plays leaves from its plate.
+    stock = box_of(page, "#board .stock .card")
+    plate = box_of(page, '#opponents .plate[data-seat="1"]')
+    page.click("#end-turn")
+    page.wait_for_function(
+        "window.__flights.some((a) => a.effect.target.querySelector('.card.back'))"
+    )
+    flights: list[dict[str, Any]] = page.evaluate(ALL_FLIGHTS)
+    mine, *theirs = flights
+    assert mine["faces"] != ["back"]  # Ana's own draw comes face up
+    assert close(mine["start"]["x"], stock["x"]), (mine, stock)
+    drawn = [f for f in theirs if f["faces"] == ["back"]]
+    played = [f for f in theirs if f["faces"] != ["back"]]
+    assert len(drawn) == 1, theirs
+    px, py = centre(plate)
+    for flight in drawn:
+        assert close(flight["start"]["x"], stock["x"]) and close(flight["start"]["y"], stock["y"])
+        ex, ey = centre(flight["end"])
+        assert close(ex, px) and close(ey, py), (flight, plate)
+    for flight in played:
+        sx, sy = centre(flight["start"])
+        assert close(sx, px) and close(sy, py), (flight, plate)
+        assert flight["start"]["width"] < flight["end"]["width"]
+    page.evaluate("window.__flights.forEach((a) => a.finish())")
+    expect(page.locator(".flight")).to_have_count(0)
