@@ -30,7 +30,9 @@ import orjson
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from server.config import Settings
+from server.app import deflate_extensions
+from server.config import Settings, load
+from server.event_loop import loop_factory
 
 SEATS = 4
 _PAD_OVERHEAD = len(b',"pad":""')
@@ -152,7 +154,9 @@ async def serve_forever(args: argparse.Namespace) -> None:
         server.handle,
         args.host,
         args.port,
-        compression="deflate" if args.compression else None,
+        compression=None,
+        # The same permessage-deflate settings as the game server's defaults, when on.
+        extensions=deflate_extensions(Settings(compression=args.compression)),
         max_size=args.max_message,
         ping_interval=args.ping_interval,
         ping_timeout=args.ping_timeout,
@@ -168,7 +172,7 @@ async def serve_forever(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags (the real server's defaults for connection settings) and serve."""
-    defaults = Settings()
+    defaults = load([])  # the environment's KC_* settings, as the game server reads them
     parser = argparse.ArgumentParser(prog="python -m benchmarks.baseline_server")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
@@ -178,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ping-interval", type=float, default=defaults.ping_interval)
     parser.add_argument("--ping-timeout", type=float, default=defaults.ping_timeout)
     parser.add_argument("--compression", action="store_true", help="permessage-deflate")
-    asyncio.run(serve_forever(parser.parse_args(argv)))
+    args = parser.parse_args(argv)
+    # The same event loop as the game server (uvloop where installed, unless KC_UVLOOP=0).
+    with asyncio.Runner(loop_factory=loop_factory(defaults.uvloop)) as runner:
+        runner.run(serve_forever(args))
     return 0
 
 

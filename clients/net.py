@@ -154,7 +154,7 @@ class GameClient:
             if self.doc is not None and frame["from"] == self.version:
                 self.doc = jsonpatch.apply_patch(self.doc, frame["ops"])
                 self.version = frame["to"]
-                self.log.extend(frame["log"])
+                self.log.extend(frame.get("log") or [])  # left out when empty
             elif frame["to"] > self.version:
                 await self._send({"type": "resync"})
         elif kind == "joined":

@@ -501,11 +501,11 @@ LogEvent = Annotated[
 
 
 class Patch(_Message):
-    """RFC 6902 operations turning your document at ``from`` into ``to``. ``seq`` is
-    present only on the patch that results from your own accepted action."""
+    """RFC 6902 operations turning your document at ``from`` into ``to``, in the room this
+    connection is in (a connection is in one room at a time). ``seq`` is present only on the
+    patch that results from your own accepted action; ``log`` is left out when empty."""
 
     type: Literal["patch"] = "patch"
-    room: str
     from_: int = Field(alias="from")
     to: int
     ops: list[dict[str, Any]]
@@ -562,10 +562,19 @@ class Queued(_Message):
     wait: float | None = None
 
 
+class HintReason(_Message):
+    """Why the hint suggests its action: a strategy tip's code and the cards and piles it
+    names (card codes like ``6S``, pile names like ``NE``); docs/protocol.md lists them."""
+
+    code: str
+    params: dict[str, str | int] = Field(default_factory=dict)
+
+
 class HintReply(_Message):
     type: Literal["hint"] = "hint"
     action: dict[str, Any]
     text: str
+    reason: HintReason
 
 
 class Left(_Message):

@@ -38,10 +38,12 @@ def _serve(argv: Sequence[str]) -> int:
     from . import logs
     from .app import run
     from .config import load
+    from .event_loop import loop_factory
 
     settings = load(argv)
     logs.setup(settings.log_level, settings.log_format)
-    asyncio.run(run(settings))
+    with asyncio.Runner(loop_factory=loop_factory(settings.uvloop)) as runner:
+        runner.run(run(settings))
     return 0
 
 
@@ -77,7 +79,7 @@ def _arena(argv: Sequence[str]) -> int:
 
 COMMANDS = {
     "serve": (_serve, "run the game server (WebSocket, web client and /healthz on one port)"),
-    "play": (_play, "play in the terminal against bots or friends"),
+    "play": (_play, "play in the terminal against bots or friends (full screen; --plain: lines)"),
     "replay": (_replay, "step through a finished match: replay ID [--url http://HOST:PORT]"),
     "bot": (_bot, "connect a bot to a room over the network"),
     "admin": (_admin, "list rooms, close a room, kick a connection (needs the admin token)"),

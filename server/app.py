@@ -34,6 +34,7 @@ from protocol.errors import StoreUnavailable
 from . import admin
 from .bots import BotRunner
 from .commands import SERVER_NAME, Services
+from .compression import IdleFreeDeflateFactory
 from .config import Settings
 from .guard import JoinGuard
 from .live_room import RoomConnection
@@ -122,6 +123,9 @@ class GameServer:
         if self._maintenance is not None:
             self._maintenance.cancel()
         if self.ws_server is not None:
+            # Stop listening before anyone is told: websockets closes its listener in a task
+            # of its own, and a client told "closing" may reconnect at once.
+            self.ws_server.server.close()
             self.ws_server.close(close_connections=False)
         frame = dumps({"type": "closing", "reason": "The server is restarting; reconnect shortly."})
         conns = list(self.connections)
@@ -193,7 +197,8 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
         settings.port,
         process_request=game.routes.process_request,
         origins=settings.origin_list,  # type: ignore[arg-type]
-        compression="deflate" if settings.compression else None,
+        compression=None,
+        extensions=deflate_extensions(settings),
         # Frames larger than max_message are answered (bad_message, too_large); only past
         # this hard cap does websockets stop reading and close with 1009.
         max_size=settings.max_message * HARD_CAP,
@@ -204,6 +209,29 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
         backlog=settings.backlog,
     )
     return game
+
+
+def deflate_extensions(settings: Settings) -> list[IdleFreeDeflateFactory] | None:
+    """permessage-deflate as ``settings`` ask, or None (compression off).
+
+    While frames go out, the server keeps one compressor per connection, of the configured
+    window and memory level, so each patch compresses against the frames before it, and
+    drops it after ``compression_idle`` quiet seconds; clients are asked to compress each
+    frame on its own (``client_no_context_takeover``), so the server keeps no decompressor
+    between their frames.
+    """
+    if not settings.compression:
+        return None
+    bits = settings.compression_window_bits
+    return [
+        IdleFreeDeflateFactory(
+            settings.compression_idle,
+            server_max_window_bits=bits,
+            client_max_window_bits=bits,
+            client_no_context_takeover=True,
+            compress_settings={"memLevel": settings.compression_mem_level},
+        )
+    ]
 
 
 def port_of(game: GameServer) -> int:

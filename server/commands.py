@@ -17,8 +17,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.bots import explain
 from protocol.codec import dumps
-from protocol.engine import action_from_wire, seat_view
+from protocol.engine import END_TURN, Action, action_from_wire, seat_view
 from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
@@ -46,6 +47,7 @@ from protocol.messages import (
     Configure,
     Create,
     Daily,
+    EndTurnAction,
     Hello,
     Hint,
     Join,
@@ -54,8 +56,10 @@ from protocol.messages import (
     Leave,
     ListRooms,
     Lock,
+    MoveAction,
     MyMatches,
     NextHand,
+    PlayAction,
     QuickPlay,
     Ready,
     Rematch,
@@ -275,12 +279,21 @@ async def start(s: Services, conn: RoomConnection, msg: Start) -> None:
     await live.commit(lambda r: r.decide_start(live.seat_of(conn), msg.fill))
 
 
+def _engine_action(model: PlayAction | MoveAction | EndTurnAction) -> Action:
+    """The engine's action for an ``act`` message's ``action`` (the shape is checked)."""
+    if isinstance(model, PlayAction):
+        return action_from_wire({"type": "play", "card": model.card, "pile": model.pile})
+    if isinstance(model, MoveAction):
+        return action_from_wire({"type": "move", "from": model.from_, "to": model.to})
+    return END_TURN
+
+
 async def act(s: Services, conn: RoomConnection, msg: Act) -> None:
     started = time.perf_counter()
     live = _room(conn)
     metrics = s.metrics
     try:
-        action = action_from_wire(msg.action.model_dump(by_alias=True))
+        action = _engine_action(msg.action)
         await live.commit(
             lambda r: r.decide_act(live.seat_of(conn), action), actor=conn, seq=msg.seq
         )
@@ -334,7 +347,11 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
         live.hints[seat] = (room.version, action)
     if live.seat_of(conn) != seat:
         raise NotSeated()  # the seat changed hands while the hint was computed
-    conn.send(dumps({"type": "hint", "action": action.wire(), "text": action.text()}))
+    code, params = explain(seat_view(room.match, seat), action)
+    reason = {"code": code, "params": params}
+    conn.send(
+        dumps({"type": "hint", "action": action.wire(), "text": action.text(), "reason": reason})
+    )
 
 
 async def chat(s: Services, conn: RoomConnection, msg: Chat) -> None:
@@ -368,8 +385,7 @@ async def _answered(
     await live.commit(deciding)
     if not changed:
         version = conn.version
-        empty = {"type": "patch", "room": live.code, "from": version, "to": version}
-        conn.send(dumps({**empty, "ops": [], "log": []}))
+        conn.send(dumps({"type": "patch", "from": version, "to": version, "ops": []}))
 
 
 async def ready(s: Services, conn: RoomConnection, msg: Ready) -> None:

@@ -84,8 +84,19 @@ class Settings:
     #: Pending TCP connections the listening socket queues (a reconnect storm after a
     #: restart opens thousands at once; the kernel may cap it, see net.core.somaxconn).
     backlog: int = 2048
-    #: permessage-deflate compression (off: it costs CPU and memory per connection).
+    #: permessage-deflate compression (off: it costs CPU and memory per connection; see
+    #: docs/performance.md for the trade).
     compression: bool = False
+    #: The compressor's window (2**bits bytes, 9-15) and zlib memory level (1-9) of each
+    #: connection: what one connection keeps between frames. Clients compress without
+    #: keeping a context (their frames are small), so the server keeps no decompressor.
+    compression_window_bits: int = 13
+    compression_mem_level: int = 4
+    #: Seconds without an outgoing frame after which a connection's compressor is dropped
+    #: (the next frame starts a new one): idle connections keep no zlib memory.
+    compression_idle: float = 5.0
+    #: Run on uvloop's event loop (libuv, in C) when it is installed; off: asyncio's own.
+    uvloop: bool = True
     #: Key and channel prefix in Redis (several deployments can share one Redis).
     redis_prefix: str = "kc"
     #: Seconds of a lease on driving a room's bots and timers (several processes).

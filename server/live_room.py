@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from protocol.codec import dumps
-from protocol.engine import Action, seat_view
+from protocol.diff import Op
+from protocol.engine import Action, Match, seat_view
 from protocol.errors import ClientError, Conflict, KingsCornerError, RoomNotFound
 
 from .bots import BotRunner
 from .config import Settings
 from .connection import Connection as _Connection
-from .fanout import patches
+from .fanout import after_move, patches
 from .guard import TokenBucket
 from .records import Person
 from .room import Room, hash_token
@@ -351,6 +352,8 @@ class LiveRoom:
 
     def _apply(self, events: list[Event], actor: RoomConnection | None, seq: int | None) -> None:
         old_version = self.room.version
+        # One action alone changes only the game: its documents can be built from the old.
+        before = self.room.match if len(events) == 1 and events[0]["e"] == "act" else None
         lines: list[dict[str, Any]] = []
         for event in events:
             lines.extend(self.room.apply(event))
@@ -358,7 +361,7 @@ class LiveRoom:
                 self._kick_out(event["seat"])
         self._rebind()
         try:
-            self._fan_out(old_version, lines, actor, seq)
+            self._fan_out(old_version, lines, actor, seq, before)
         except Exception:
             # The room is applied; what failed is only telling the viewers about it.
             log.exception("room %s: fan-out failed at %d; snapshots", self.code, self.room.version)
@@ -370,22 +373,28 @@ class LiveRoom:
         lines: list[dict[str, Any]],
         actor: RoomConnection | None,
         seq: int | None,
+        before: Match | None = None,
     ) -> None:
         new_version = self.room.version
-        new_docs = self.room.docs(self.viewers)
-        all_ops = patches(self._docs, new_docs)
+        after = self.room.match
+        moved = None
+        all_ops: Mapping[Viewer, list[Op] | None]
+        if before is not None and after is not None:
+            moved = after_move(self._docs, self.viewers, before, after)
+        if moved is not None:
+            new_docs, all_ops = moved
+        else:
+            new_docs = self.room.docs(self.viewers)
+            all_ops = patches(self._docs, new_docs)
         self._docs = new_docs
         for viewer, conns in self.viewers.items():
             new_doc = new_docs[viewer]
             ops = all_ops[viewer]
-            base = {
-                "type": "patch",
-                "room": self.code,
-                "from": old_version,
-                "to": new_version,
-                "ops": ops,
-                "log": lines,
-            }
+            # No room code: a connection is in one room at a time, and joined/left frame
+            # its patches. No log when nothing happened worth telling.
+            base = {"type": "patch", "from": old_version, "to": new_version, "ops": ops}
+            if lines:
+                base["log"] = lines
             frame = dumps(base)
             for conn in conns:
                 if ops is None or conn.version != old_version:

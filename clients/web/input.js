@@ -61,7 +61,7 @@ export function onHint(frame) {
   if (action.type === "play") S.sel = { kind: "card", card: action.card };
   else if (action.type === "move") S.sel = { kind: "pile", pile: action.from };
   else S.sel = null;
-  S.hint = action;
+  S.hint = { ...action, why: frame.reason || null };
   render();
 }
 

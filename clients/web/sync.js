@@ -118,7 +118,7 @@ export function onSnapshot(frame) {
 }
 
 export function onPatch(frame) {
-  if (!S.doc || frame.room !== S.room) return;
+  if (!S.doc) return; // a patch is for the room this connection is in
   if (frame.from !== S.version) {
     if (frame.to > S.version) resync();
     return;

@@ -16,7 +16,7 @@ import {
   targets,
 } from "./doc.js";
 import { $, el } from "./dom.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 import { startDrag } from "./input.js";
 import { roveTable } from "./keys.js";
 import { land, lastTurn } from "./motion.js";
@@ -255,18 +255,34 @@ function trackChanges(g) {
   S.lastHand = [...hand];
 }
 
+// Which parameters of a hint's reason are cards, and which are piles.
+const REASON_CARDS = new Set(["card", "next", "target", "top"]);
+
+/** Why the hint suggests its move, in the player's language (empty when unsaid). */
+function hintWhy(why) {
+  if (!why || !has(`why.${why.code}`)) return "";
+  const words = {};
+  for (const [key, value] of Object.entries(why.params || {})) {
+    words[key] = REASON_CARDS.has(key) ? cardText(String(value)) : t(`pile.${value}`);
+  }
+  return ` ${t(`why.${why.code}`, words)}`;
+}
+
 function statusText(g) {
   if (g.phase === "finished") return t("status.finished");
   if (g.phase === "hand_over") return t("status.hand_over");
   const playing = t("status.turn_of", { name: seatName(g.turn) });
   if (S.role !== "player") return `${t("status.watching")} ${playing}`;
   if (!myTurn()) return playing;
-  if (S.hint && S.hint.type === "end_turn") return t("status.hint_end");
+  const why = S.hint ? hintWhy(S.hint.why) : "";
+  if (S.hint && S.hint.type === "end_turn") return t("status.hint_end") + why;
   if (S.hint && S.hint.type === "play") {
-    return t("status.hint_play", { card: cardText(S.hint.card), pile: t(`pile.${S.hint.pile}`) });
+    const words = { card: cardText(S.hint.card), pile: t(`pile.${S.hint.pile}`) };
+    return t("status.hint_play", words) + why;
   }
   if (S.hint && S.hint.type === "move") {
-    return t("status.hint_move", { from: t(`pile.${S.hint.from}`), to: t(`pile.${S.hint.to}`) });
+    const words = { from: t(`pile.${S.hint.from}`), to: t(`pile.${S.hint.to}`) };
+    return t("status.hint_move", words) + why;
   }
   if (S.sel && S.sel.kind === "card") {
     const key = targets().size ? "status.card_selected" : "status.no_fit";

@@ -13,6 +13,7 @@ See docs/bots.md for how they play and how strong they are.
 """
 
 from .base import Bot, Memory, RememberingBot, follow_plan
+from .explain import explain
 from .levels import LEVELS, decide, hint, make_bot
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Memory",
     "RememberingBot",
     "decide",
+    "explain",
     "follow_plan",
     "hint",
     "make_bot",

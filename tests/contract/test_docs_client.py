@@ -350,7 +350,6 @@ async def test_the_client_notices_drift(contract: Contract) -> None:
     def patch(start: int, ops: list[Any], log: list[Any]) -> dict[str, Any]:
         return {
             "type": "patch",
-            "room": "K7QMXA",
             "from": start,
             "to": start + 1,
             "ops": ops,

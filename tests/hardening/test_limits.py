@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.net import GameClient, ServerError
 from server.app import GameServer, port_of
+from server.compression import IdleFreeDeflate
 from server.config import Settings
 
 from .helpers import UNIT, Clients, clients_of, default_settings, eventually, serving, ws_url
@@ -323,9 +324,39 @@ async def test_compression_is_off_unless_enabled() -> None:
         connect(ws_url(game), compression="deflate") as ws,
     ):
         assert ws.response is not None
-        assert "permessage-deflate" in ws.response.headers["Sec-WebSocket-Extensions"]
+        answer = ws.response.headers["Sec-WebSocket-Extensions"]
+        assert "permessage-deflate" in answer
+        # The server's window is small, and clients compress each frame on its own.
+        assert "server_max_window_bits=13" in answer
+        assert "client_no_context_takeover" in answer
         assert [e.name for e in ws.protocol.extensions] == ["permessage-deflate"]
         await hello(ws)
+
+
+def server_side_deflate(game: GameServer) -> IdleFreeDeflate:
+    (conn,) = game.connections
+    (extension,) = conn.ws.protocol.extensions
+    assert isinstance(extension, IdleFreeDeflate)
+    return extension
+
+
+async def test_an_idle_connection_keeps_no_compressor_and_still_decodes_after() -> None:
+    idle = 4 * UNIT
+    settings = default_settings(compression=True, compression_idle=idle)
+    async with serving(settings) as game, connect(ws_url(game), compression="deflate") as ws:
+        await hello(ws)
+        deflate = server_side_deflate(game)
+        assert deflate.holding  # the welcome went out compressed
+        await ws.send(orjson.dumps({"type": "list_rooms"}).decode())
+        assert orjson.loads(await asyncio.wait_for(ws.recv(), 50 * UNIT))["type"] == "rooms"
+        await eventually(lambda: not deflate.holding)
+        # A new compressor starts with the next frame; the client's decompressor, which
+        # kept its context, reads it all the same.
+        for _ in range(3):
+            await ws.send(orjson.dumps({"type": "list_rooms"}).decode())
+            assert orjson.loads(await asyncio.wait_for(ws.recv(), 50 * UNIT))["type"] == "rooms"
+        assert deflate.holding
+        assert ws.protocol.extensions[0].name == "permessage-deflate"
 
 
 # --- keepalive ------------------------------------------------------------------------------

@@ -75,6 +75,8 @@ class Binding:
 
     seat: int | None = None
     token: str | None = None
+    #: The room its frames are about (patches do not name it).
+    room: str | None = None
     checked: int = 0
 
 
@@ -144,6 +146,8 @@ class SeatMachine(RuleBasedStateMachine):
         binding = self.bindings.setdefault(c.name, Binding())
         for frame in c.frames[binding.checked :]:
             kind = frame["type"]
+            if kind in ("joined", "snapshot"):
+                binding.room = frame["room"]
             if kind == "joined":
                 binding.seat = frame["seat"]
                 if frame["token"] is not None:
@@ -151,8 +155,8 @@ class SeatMachine(RuleBasedStateMachine):
                 elif frame["role"] == "spectator":
                     binding.token = None
             elif kind in ("left", "kicked"):
-                binding.seat = binding.token = None
-            elif kind in ("snapshot", "patch") and frame["room"] == code:
+                binding.seat = binding.token = binding.room = None
+            elif kind in ("snapshot", "patch") and binding.room == code:
                 version = frame["version"] if kind == "snapshot" else frame["to"]
                 room = at(version)
                 seat = binding.seat

@@ -88,16 +88,24 @@ def audit(recorder: Recorder, logs: dict[str, list[dict[str, Any]]]) -> int:
     """Check every recorded frame of the rooms in ``logs``; return how many were checked."""
     rooms = {code: states(events) for code, events in logs.items()}
     docs: dict[str, dict[str, Any]] = {}
+    # A patch is for the room its connection is in: the one its last snapshot named.
+    room_of: dict[str, str] = {}
     checked = 0
     for sent in recorder.sent:
         frame = sent.frame
         kind = frame["type"]
-        if kind not in ("snapshot", "patch") or frame["room"] not in rooms:
+        if kind == "snapshot":
+            room_of[sent.conn] = frame["room"]
+        elif kind == "left":
+            room_of.pop(sent.conn, None)
+        code = room_of.get(sent.conn) if kind == "patch" else frame.get("room")
+        if kind not in ("snapshot", "patch") or code not in rooms:
             if kind not in ("snapshot", "patch"):
                 # No other frame may carry a card at all (chat aside: it is people's text).
                 assert kind == "chat" or not cards_in(frame), frame
             continue
-        history = rooms[frame["room"]]
+        assert code is not None
+        history = rooms[code]
         seat = sent.seat
         if kind == "snapshot":
             version = frame["version"]

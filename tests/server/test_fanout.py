@@ -1,8 +1,10 @@
-"""The shared-part patches of one change are right for every viewer."""
+"""The patches of one change are right for every viewer, whichever way they were made: by
+diffing fresh documents, or built from the old documents after one action."""
 
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any
 
@@ -11,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.engine import Match, Options, legal_actions, new_match, public_view, seat_view
-from server.fanout import patches
+from server.fanout import after_move, patches
 
 
 def docs(match: Match, info: dict[str, Any]) -> dict[int | None, dict[str, Any]]:
@@ -50,3 +52,56 @@ def test_a_viewer_without_an_old_document_needs_a_snapshot() -> None:
     match = new_match(Options(seats=2), seed=1)
     new = docs(match, {})
     assert patches({}, new) == {None: None, 0: None, 1: None}
+
+
+def size(ops: list[dict[str, Any]]) -> int:
+    return len(json.dumps(ops, separators=(",", ":")))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seats=st.integers(2, 4), seed=st.integers(0, 10**6), spectator=st.booleans())
+def test_documents_built_from_the_old_ones_equal_fresh_ones(
+    seats: int, seed: int, spectator: bool
+) -> None:
+    rng = random.Random(seed)
+    match = new_match(Options(seats=seats, target=500), seed=seed)
+    info = {"phase": "playing"}
+    # Not every seat is watched: a seat nobody holds has no document.
+    viewers: list[int | None] = [s for s in range(seats) if rng.random() < 0.8]
+    if spectator:
+        viewers.append(None)
+    old = {v: d for v, d in docs(match, info).items() if v in viewers}
+    built = 0
+    for _ in range(300):
+        pos = match.position
+        if pos.result is not None:
+            after = match.next_hand()
+        else:
+            after = match.apply(rng.choice(list(legal_actions(pos))), pos.turn)
+        fresh = {v: d for v, d in docs(after, info).items() if v in viewers}
+        moved = after_move(old, viewers, match, after)
+        if after.position.result is not None or after.hand_index != match.hand_index:
+            assert moved is None  # the hand ended or a new one began: diffed instead
+        elif viewers:
+            assert moved is not None
+            new, ops = moved
+            built += 1
+            assert new == fresh
+            diffed = patches(old, fresh)
+            for viewer in viewers:
+                # Never more to send than diffing would (ops may differ in form).
+                assert size(ops[viewer]) <= size(diffed[viewer] or []) + 40, viewer
+                patched = jsonpatch.apply_patch(copy.deepcopy(old[viewer]), ops[viewer])
+                assert patched == fresh[viewer]
+            # The old documents are untouched: a new one shares only unchanged parts.
+            assert old == {v: d for v, d in docs(match, info).items() if v in viewers}
+        old, match = fresh, after
+    assert built > 0 or not viewers
+
+
+def test_a_viewer_without_an_old_document_is_diffed_instead() -> None:
+    match = new_match(Options(seats=2), seed=1)
+    after = match.apply(legal_actions(match.position)[0], match.position.turn)
+    old = docs(match, {})
+    del old[1]
+    assert after_move(old, [None, 0, 1], match, after) is None
