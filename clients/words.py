@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-LANGUAGES = ("en", "es")
+LANGUAGES = ("en", "es", "cs")
 Names = Callable[[int | None], str]
 Card = Callable[[str], str]
 
@@ -75,6 +75,35 @@ _EVENTS: dict[str, dict[str, str]] = {
         "and": " y ",
         "unknown": "Pasó algo ({ev}).",
     },
+    "cs": {
+        "sat": "{name} si sedl(a).",
+        "sat_bot": "{name} (bot {level}) si sedl(a).",
+        "moved_seat": "{name} se přesadil(a) na místo {n}.",
+        "left": "{name} odešel/odešla.",
+        "bot_took": "{name} odešel/odešla; místo hraje bot.",
+        "kicked": "Hostitel odebral hráče {name}.",
+        "host": "Hostitelem je teď {name}.",
+        "locked": "Hostitel zamkl místnost.",
+        "unlocked": "Hostitel odemkl místnost.",
+        "configured": "Hostitel změnil nastavení místnosti.",
+        "away": "{name} je pryč; zatím hraje bot.",
+        "back": "{name} je zpět.",
+        "timed_out": "{name}: čas vypršel; tah dohraje bot.",
+        "rematch_vote": "{name} chce odvetu.",
+        "started": "Zápas začíná; rozdává {name}.",
+        "rematch": "Odveta! Rozdává {name}.",
+        "dealt": "Kolo {n}: rozdává {name}.",
+        "played": "{name} zahrál(a) {card} na {pile}.",
+        "moved": "{name} přesunul(a) hromádku {from} na {to}.",
+        "drew": "{name} dobral(a) kartu a ukončil(a) tah.",
+        "ended": "{name} ukončil(a) tah.",
+        "out": "{name} vyložil(a) všechny karty a vyhrává kolo.",
+        "blocked": "Nikdo nemůže nebo nechce táhnout: kolo je zablokované.",
+        "penalties": "Trestné body: {list}.",
+        "match_over": "Konec zápasu: vyhrává {names}.",
+        "and": " a ",
+        "unknown": "Něco se stalo ({ev}).",
+    },
 }
 
 _ERRORS: dict[str, dict[str, str]] = {
@@ -128,7 +157,74 @@ _ERRORS: dict[str, dict[str, str]] = {
         "bad_token": "Ese asiento ya no es tuyo en esta sala.",
         "store_unavailable": "El servidor no puede guardar la partida; inténtalo enseguida.",
     },
+    "cs": {
+        "not_your_turn": "Nejste na tahu.",
+        "not_in_hand": "{card} nemáte v ruce.",
+        "does_not_fit": "{card} nepasuje na {onto}: o jednu hodnotu nižší a opačné barvy.",
+        "does_not_fit_move": "Spodní karta hromádky {from} ({base}) nepasuje na {onto}.",
+        "does_not_fit_king": "Hromádka s králem dole se nikdy nepřesouvá na jinou hromádku.",
+        "corner_needs_king": "Prázdný roh {pile} smí založit jen král.",
+        "corner_needs_king_move": "Do prázdného rohu {to} smí jen hromádka s králem dole.",
+        "no_such_pile": "Hromádka {pile} neexistuje.",
+        "cannot_move_pile": "Tuto hromádku tam nelze přesunout.",
+        "must_play_king": "Máte krále a jeden roh je prázdný: nejdřív zahrajte krále.",
+        "hand_over": "Toto kolo skončilo.",
+        "match_over": "Zápas skončil.",
+        "room_not_found": "Místnost s tímto kódem neexistuje.",
+        "room_full": "V této místnosti není volné místo.",
+        "seat_taken": "Toto místo je obsazené.",
+        "not_seated": "Diváci to nemohou; nejdřív si sedněte.",
+        "not_host": "To může jen hostitel.",
+        "not_ready": "Čeká se, až budou připraveni: {names}.",
+        "rate_limited": "Příliš mnoho zpráv; zpomalte.",
+        "rate_limited_hints": "Nejvýš {limit} nápověd za tah.",
+        "too_many_rooms": "Jedno spojení smí vytvořit {limit} místností.",
+        "bad_token": "Toto místo v místnosti už není vaše.",
+        "store_unavailable": "Úložiště hry je nedostupné; zkuste to za chvíli.",
+    },
 }
+
+
+#: Why a hint suggests its move (the ``reason`` of a ``hint`` frame), by language.
+REASONS: dict[str, dict[str, str]] = {
+    "en": {
+        "goes_out": "It is your last card: the hand ends and you score 0.",
+        "king_to_corner": "Kings to the corners early: {card} starts the {pile} corner.",
+        "sheds_king": "A king costs 10 in your hand: {card} goes onto the empty {pile}.",
+        "opens_space": "Merging {pile} onto {onto} opens a side space for you.",
+        "fills_space": "Fill the empty {pile} before the next player dumps a card there.",
+        "sets_up_follow": "Then {next} from your hand fits on {card}.",
+        "plays_card": "One card fewer: {card} fits on {top}.",
+        "keeps_follow": "Keep {card} for the {target} on {pile}.",
+        "end_nothing_fits": "Nothing in your hand fits a pile.",
+    },
+    "es": {
+        "goes_out": "Es tu última carta: la mano termina y sumas 0.",
+        "king_to_corner": "Los reyes, pronto a las esquinas: {card} abre la esquina {pile}.",
+        "sheds_king": "Un rey en la mano cuesta 10: {card} va al espacio vacío {pile}.",
+        "opens_space": "Juntar {pile} sobre {onto} te deja libre un espacio lateral.",
+        "fills_space": (
+            "Ocupa el espacio vacío {pile} antes de que el siguiente jugador suelte ahí una carta."
+        ),
+        "sets_up_follow": "Después, tu {next} encaja sobre {card}.",
+        "plays_card": "Una carta menos: {card} encaja sobre {top}.",
+        "keeps_follow": "Guarda {card} para el {target} de {pile}.",
+        "end_nothing_fits": "Nada de tu mano encaja en ningún montón.",
+    },
+    "cs": {
+        "goes_out": "Je to vaše poslední karta: kolo končí a máte 0 bodů.",
+        "king_to_corner": "Krále brzy do rohů: {card} zakládá roh {pile}.",
+        "sheds_king": "Král v ruce stojí 10 bodů: {card} jde na prázdné místo {pile}.",
+        "opens_space": "Přesunutím {pile} na {onto} uvolníte místo po straně.",
+        "fills_space": "Obsaďte prázdné místo {pile} dřív, než tam další hráč něco odhodí.",
+        "sets_up_follow": "Potom na {card} pasuje vaše {next}.",
+        "plays_card": "O kartu méně: {card} pasuje na {top}.",
+        "keeps_follow": "Nechte si {card} na {target} v hromádce {pile}.",
+        "end_nothing_fits": "Nic z ruky nikam nepasuje.",
+    },
+}
+#: The parameters of a hint's reason that are cards (the others are piles).
+_REASON_CARDS = frozenset(("card", "next", "target", "top"))
 
 
 def language(env: Mapping[str, str] | None = None) -> str:
@@ -223,3 +319,20 @@ def describe_error(
 class _Missing(dict[str, Any]):
     def __missing__(self, key: str) -> str:
         return "?"
+
+
+def describe_reason(reason: Mapping[str, Any] | None, lang: str = "en", card: Card = _plain) -> str:
+    """Why a hint suggests its move (its frame's ``reason``), or "" when it says nothing
+    this client knows."""
+    if not isinstance(reason, Mapping):
+        return ""
+    words = REASONS.get(lang, REASONS["en"])
+    text = words.get(str(reason.get("code")))
+    if text is None:
+        return ""
+    params = reason.get("params") or {}
+    values = {k: card(str(v)) if k in _REASON_CARDS else str(v) for k, v in params.items()}
+    try:
+        return text.format_map(values)
+    except KeyError:
+        return ""

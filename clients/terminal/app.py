@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clients.net import GameClient, ServerError
-from clients.words import LANGUAGES, language
+from clients.words import LANGUAGES, describe_reason, language
 from protocol.bots import LEVELS
 
 from . import commands
@@ -38,6 +38,7 @@ from .render import (
     HELP,
     PLAIN,
     Style,
+    card,
     chat_line,
     daily_label,
     error_line,
@@ -75,6 +76,10 @@ class Entry:
     draw: Literal["end", "start"] = "end"
     kings_first: bool = False
     public: bool = False
+    #: Stacked decks (one per hand, index 0 the top) and the first dealer, for a deal
+    #: that is the same every time (tournaments, tests).
+    decks: tuple[tuple[str, ...], ...] = ()
+    dealer: int | None = None
 
 
 @dataclass
@@ -142,6 +147,11 @@ class TerminalClient:
             bots: list[str | None] = [None, *entry.bots][: entry.seats]
             while bots and bots[-1] is None:
                 bots.pop()
+            stacked: dict[str, Any] = {}
+            if entry.decks:
+                stacked["decks"] = [list(deck) for deck in entry.decks]
+            if entry.dealer is not None:
+                stacked["dealer"] = entry.dealer
             await client.create(
                 seats=entry.seats,
                 target=entry.target,
@@ -149,6 +159,7 @@ class TerminalClient:
                 kings_first=entry.kings_first,
                 public=entry.public,
                 bots=bots,
+                **stacked,
             )
         elif entry.mode == "join":
             assert entry.room is not None
@@ -197,6 +208,15 @@ class TerminalClient:
             return
         self._seen.player = key
         self.tokens.put_player(client.url, client.player, client.player_id)
+
+    def save_tokens(self) -> None:
+        """Keep the player token and the current seat's token in the token file."""
+        self._save_token()
+
+    @property
+    def saved_room(self) -> str | None:
+        """The room whose seat token was saved last (None before any)."""
+        return self._seen.saved[0] if self._seen.saved else None
 
     def _save_token(self) -> None:
         client = self.client
@@ -354,7 +374,9 @@ class TerminalClient:
             return  # the error frame is printed with the other updates
         text = str(reply["text"])
         number = f" (action {legal.index(text) + 1})" if text in legal else ""
-        self.write(f"Hint: {text}{number}")
+        style = self.style
+        why = describe_reason(reply.get("reason"), style.lang, lambda code: card(code, style))
+        self.write(f"Hint: {text}{number}" + (f" {why}" if why else ""))
 
     async def run(self, read_line: ReadLine) -> int:
         """Follow the room and carry out typed lines until ``quit``, ``leave``, the end of
@@ -394,13 +416,27 @@ class TerminalClient:
 
 
 def stdin_reader() -> ReadLine:
-    """Lines from standard input, read by a daemon thread so quitting never waits on it."""
+    """Lines from standard input, read by a daemon thread so quitting never waits on it.
+    At a terminal, lines are edited with the arrow keys and kept in a history (readline),
+    after a ``>`` prompt; from a pipe they are read as they come, without a prompt."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | None] = asyncio.Queue()
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive:
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (importing it gives input() editing and history)
 
     def pump() -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(queue.put_nowait, line)
+        if interactive:
+            while True:
+                try:
+                    line = input("> ")
+                except EOFError:
+                    break
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        else:
+            for line in sys.stdin:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
         loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=pump, name="stdin", daemon=True).start()
@@ -461,8 +497,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--token-file", type=Path, help=f"where seat and player tokens are kept ({default_path()})"
     )
-    p.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    p.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="line mode, one line per event (for scripts and screen readers); the default "
+        "when standard input or output is not a terminal",
+    )
     p.add_argument(
         "--lang",
         choices=LANGUAGES,
@@ -470,6 +512,14 @@ def parser() -> argparse.ArgumentParser:
         help="language of the table log and refusals (default: KC_LANG or LANG, else en)",
     )
     return p
+
+
+def full_screen(args: argparse.Namespace) -> bool:
+    """Whether to run the full-screen client: both ends are a terminal and no ``--plain``
+    (nor ``--leaderboard``, which prints a board and exits)."""
+    return (
+        not args.plain and args.leaderboard is None and sys.stdin.isatty() and sys.stdout.isatty()
+    )
 
 
 def entry_from(args: argparse.Namespace) -> Entry:
@@ -535,9 +585,18 @@ async def amain(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``kings-corner play``."""
+    """Entry point of ``kings-corner play``: full screen in a terminal, else line mode.
+    Full screen, a room named by ``--create``, ``--join``, ``--watch``, ``--quick`` or
+    ``--daily`` is entered at once; without one the lobby comes first."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    args = parser().parse_args(args_list)
+    if full_screen(args):
+        from . import tui
+
+        named = args.create or args.join or args.watch or args.quick or args.daily
+        return tui.play(args, entry_from(args) if named else None)
     try:
-        return asyncio.run(amain(sys.argv[1:] if argv is None else argv))
+        return asyncio.run(amain(args_list))
     except KeyboardInterrupt:
         return 130
 

@@ -104,6 +104,10 @@ def render_seats(doc: Doc, me: int | None) -> str:
         if game is not None and game["dealer"] == i:
             tags.append("dealer")
         label = name + (f" ({', '.join(tags)})" if tags else "")
+        if i == me and entry is not None and not entry.get("away"):
+            # The viewer's own seat is connected: this very connection shows it. A patch
+            # about an older connection of the seat (closed after a rejoin) may say not.
+            entry = {**entry, "connected": True}
         who = _who(entry, lobby=game is None and room.get("host") != i)
         line = f" {mark} {i + 1}. {label:<24} {who:<26}"
         if game is not None:

@@ -1,5 +1,8 @@
 """``kings-corner replay ID``: step through a finished match in the terminal.
 
+In a terminal the full-screen viewer shows it (:mod:`clients.terminal.tui`); with
+``--plain`` or input that is not a terminal, this line mode does.
+
 The match record comes from the server (``GET /api/matches/ID``) and is rebuilt here by
 the local rules engine, one step per entry of its log: the deal of the first hand, then
 every action, and ``next`` where the following hand was dealt. Each step shows the table
@@ -276,6 +279,20 @@ CAPTIONS: dict[str, dict[str, str]] = {
         "hand_over": " La mano {hand} ha terminado.",
         "match_over": " La partida ha terminado.",
     },
+    "cs": {
+        "seat": "místo {n}",
+        "seat_named": "místo {n} ({name})",
+        "dealt": "Kolo {hand} rozdal(a) {dealer}; začíná {first}.",
+        "played": "{who} zahrál(a) {card} na {pile}",
+        "moved": "{who} přesunul(a) hromádku {src} na {dst}",
+        "ended": "{who} ukončil(a) tah",
+        "a_card": "kartu",
+        "cards": "karty ({n})",
+        "and_drew": " a dobral(a) {noun}",
+        "drew": "{who} dobral(a) {noun}",
+        "hand_over": " Kolo {hand} skončilo.",
+        "match_over": " Zápas skončil.",
+    },
 }
 
 
@@ -430,8 +447,13 @@ def parser() -> argparse.ArgumentParser:
         help=f"the server's HTTP (or WebSocket) address ({DEFAULT_URL})",
     )
     p.add_argument("--hand", type=int, metavar="N", help="start at the deal of hand N")
-    p.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    p.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="line mode (the default when standard input or output is not a terminal)",
+    )
     p.add_argument(
         "--lang",
         choices=LANGUAGES,
@@ -458,6 +480,11 @@ def main(
     """Entry point of ``kings-corner replay``: fetch, rebuild and step through a match; the
     seams default to the terminal."""
     args = parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    seams = read_line is not None or write is not None
+    if not (args.plain or seams) and sys.stdin.isatty() and sys.stdout.isatty():
+        from . import tui
+
+        return tui.replay(args)
     out: Write = write if write is not None else (lambda text: print(text, flush=True))
     colour = sys.stdout.isatty() if tty is None else tty
     style = Style(color=colour and not args.no_color, symbols=not args.ascii, lang=args.lang)

@@ -1,0 +1,172 @@
+"""The leaderboards (today's daily deal, all time) and your finished matches, each on a
+screen of its own; Enter on a match opens its replay."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from clients.net import GameClient, ServerError
+from clients.words import describe_error
+
+from .look import Look
+from .text import t
+
+
+def board_text(reply: Mapping[str, Any], me: str | None, lang: str) -> Text:
+    """A ``leaderboard`` reply as a table, best first, the viewer's row marked ``▶``."""
+    daily = reply["board"] == "daily"
+    out = Text()
+    title = t(lang, "board_daily", day=reply.get("day")) if daily else t(lang, "board_alltime")
+    out.append(title + "\n\n", "bold")
+    entries = list(reply.get("entries") or [])
+    if not entries:
+        out.append(t(lang, "board_empty"), "dim")
+        return out
+    name = t(lang, "col_name")
+    if daily:
+        head = f"    {'#':>3}  {name:<20} {t(lang, 'col_penalty'):>8} {t(lang, 'col_hands'):>6}"
+    else:
+        head = (
+            f"    {'#':>3}  {name:<20} {t(lang, 'col_won'):>7} {t(lang, 'col_played'):>7}"
+            f" {t(lang, 'col_avg'):>6}"
+        )
+    out.append(head + "\n", "dim")
+    for rank, row in enumerate(entries, start=1):
+        mine = me is not None and row.get("player") == me
+        who = str(row.get("name", "?"))[:20]
+        if daily:
+            figures = f"{row['penalty']:>8} {row['hands']:>6}"
+        else:
+            figures = f"{row['won']:>7} {row['played']:>7} {float(row['avg_penalty']):>6.1f}"
+        line = f"  {'▶' if mine else ' '} {rank:>3}  {who:<20} {figures}\n"
+        out.append(line, "bold" if mine else "")
+    return out
+
+
+def match_label(summary: Mapping[str, Any]) -> str:
+    """One finished match in a line: id, when, the seats with totals (winners starred)."""
+    seats = summary.get("seats") or []
+    totals = summary.get("totals") or []
+    winners = set(summary.get("winners") or [])
+    players = []
+    for i, entry in enumerate(seats):
+        name = str(entry["name"]) if entry else f"Seat {i + 1}"
+        total = totals[i] if i < len(totals) else "?"
+        players.append(f"{name}{'*' if i in winners else ''} {total}")
+    stamp = summary.get("finished_at")
+    when = ""
+    if isinstance(stamp, int | float):
+        when = datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%m-%d %H:%M")
+    daily = summary.get("daily")
+    mark = f" [daily {daily.get('day')}]" if daily else ""
+    return f"{summary.get('id')}  {when}  {', '.join(players)}{mark}"
+
+
+class Opener(Protocol):
+    def open_replay(self, match_id: str) -> None: ...
+
+
+class BoardsScreen(Screen[None]):
+    """Today's daily-deal board; Tab switches to the all-time one, Esc goes back."""
+
+    CSS = """
+    BoardsScreen { padding: 0 1; }
+    #board { height: 1fr; }
+    #keys { height: 1; color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", show=False),
+        Binding("tab", "switch", show=False),
+    ]
+
+    def __init__(self, client: GameClient, look: Look) -> None:
+        super().__init__()
+        self.client = client
+        self.look = look
+        self.board = "daily"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="board")
+        yield Static(t(self.look.lang, "board_keys"), id="keys")
+
+    async def on_mount(self) -> None:
+        await self.load()
+
+    async def load(self) -> None:
+        board = self.query_one("#board", Static)
+        try:
+            reply = await self.client.request(
+                {"type": "leaderboard", "board": self.board}, "leaderboard"
+            )
+        except ServerError as exc:
+            board.update(describe_error(exc.frame, self.look.lang))
+            return
+        except (TimeoutError, ConnectionError) as exc:
+            board.update(str(exc))
+            return
+        board.update(board_text(reply, self.client.player_id, self.look.lang))
+
+    async def action_switch(self) -> None:
+        self.board = "alltime" if self.board == "daily" else "daily"
+        await self.load()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+
+class MatchesScreen(Screen[None]):
+    """Your finished matches, newest first: Enter replays the one chosen."""
+
+    CSS = """
+    MatchesScreen { padding: 0 1; }
+    #title { height: 1; text-style: bold; }
+    #matches { height: 1fr; }
+    #keys { height: 1; color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", show=False)]
+
+    def __init__(self, client: GameClient, look: Look) -> None:
+        super().__init__()
+        self.client = client
+        self.look = look
+        self.matches: Sequence[Mapping[str, Any]] = ()
+
+    def compose(self) -> ComposeResult:
+        yield Static(t(self.look.lang, "matches_title"), id="title")
+        yield OptionList(id="matches")
+        yield Static(t(self.look.lang, "matches_keys"), id="keys")
+
+    async def on_mount(self) -> None:
+        listing = self.query_one("#matches", OptionList)
+        try:
+            reply = await self.client.request({"type": "my_matches"}, "matches")
+        except (ServerError, TimeoutError, ConnectionError) as exc:
+            listing.add_option(Option(str(exc), disabled=True))
+            return
+        self.matches = list(reply.get("matches") or [])
+        if not self.matches:
+            listing.add_option(Option(t(self.look.lang, "matches_none"), disabled=True))
+        for summary in self.matches:
+            listing.add_option(Option(match_label(summary), id=str(summary.get("id"))))
+        if self.matches:
+            listing.highlighted = 0
+        listing.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            cast(Opener, self.app).open_replay(event.option.id)
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+
+__all__ = ["BoardsScreen", "MatchesScreen", "board_text", "match_label"]

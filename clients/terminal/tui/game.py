@@ -1,0 +1,508 @@
+"""The room screen: the table, the hand, the seats, the log and the chat, redrawn in place
+whenever the document changes, and every key a player, host or spectator may press.
+
+The screen reads the :class:`~clients.net.GameClient` the app keeps in step and sends
+requests through it; the server judges every action (refusals come back worded in the
+log and the status line).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Key
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, RichLog, Static
+from websockets.exceptions import ConnectionClosed
+
+from clients.net import Frame, GameClient
+from clients.words import describe_error, describe_reason
+from protocol.engine import action_from_text
+from protocol.errors import BadAction
+
+from . import keys
+from .board import HandView, PileView, SeatsView, TableView
+from .look import Look, sorted_hand
+from .panels import describe, options_line, result_text, seat_name, waiting_text
+from .text import t
+
+LEVELS_CYCLE = ("random", "easy", "medium", "hard", "expert")
+
+
+class GameScreen(Screen[None]):
+    """One room, as its viewer (a seat or a spectator) sees it."""
+
+    #: Nothing has the focus at first: every key is the table's (c focuses the chat).
+    AUTO_FOCUS = ""
+
+    CSS = """
+    GameScreen { layout: vertical; }
+    #top { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #body { height: 1fr; }
+    #left { width: 1fr; min-width: 46; }
+    #right { width: 34; }
+    TableView { grid-size: 3 3; grid-gutter: 0 1; height: 1fr; min-height: 12; }
+    .pile { border: round $secondary; height: 1fr; content-align: center middle; }
+    .pile.target { border: heavy $success; color: $text; }
+    .pile.chosen { border: double $warning; }
+    .stock { content-align: center middle; height: 1fr; color: $text-muted; }
+    #middle { height: 1fr; min-height: 12; padding: 0 1; border: round $secondary; }
+    #hand { height: 4; border: round $accent; padding: 0 1; }
+    #status { height: 2; padding: 0 1; }
+    #seats { height: auto; max-height: 10; border: round $secondary; padding: 0 0; }
+    #log, #chat { border: round $secondary; scrollbar-size: 1 1;
+                  overflow-x: hidden; overflow-y: auto; }
+    #log { height: 1fr; }
+    #chat { height: 5; }
+    #say { height: 1; border: none; padding: 0 1; background: $boost; }
+    #keys { height: 1; background: $primary-background; color: $text-muted; padding: 0 1; }
+    """
+
+    @dataclass
+    class Leave(Message):
+        """The viewer left the room (``left``) or was removed (``kicked``)."""
+
+        note: str
+
+    def __init__(self, client: GameClient, look: Look) -> None:
+        super().__init__()
+        self.client = client
+        self.look = look
+        self.picker = keys.NOTHING
+        self.cursor: str | None = None
+        self.note = ""
+        #: A seat key pending its seat number (``a`` adds/removes a bot, ``k`` kicks).
+        self.seat_op: str | None = None
+        self.leaving = False
+        self._seq = itertools.count(1_000_000)
+        self._log_seen = 0
+        self._chat_seen = 0
+        self._told: list[str] = []
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="top")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield TableView(id="table")
+                yield Static(id="middle")
+                yield HandView(id="hand")
+                yield Static(id="status")
+            with Vertical(id="right"):
+                yield SeatsView(id="seats")
+                yield RichLog(id="log", wrap=True, markup=False, min_width=10)
+                yield RichLog(id="chat", wrap=True, markup=False, min_width=10)
+                yield Input(id="say", placeholder=t(self.look.lang, "chat_hint"))
+        yield Static(id="keys")
+
+    def on_mount(self) -> None:
+        if not self.look.symbols:
+            for widget in self.query(".pile, #hand, #seats, #log, #chat, #middle"):
+                widget.styles.border = ("ascii", widget.styles.border_top[1])
+        self.query_one("#log", RichLog).border_title = t(self.look.lang, "log")
+        self.query_one("#chat", RichLog).border_title = t(self.look.lang, "chat")
+        self.query_one("#seats", SeatsView).border_title = t(self.look.lang, "seats")
+        for pane in self.query(RichLog):
+            pane.can_focus = False  # keys are the table's; the mouse wheel still scrolls
+        self.set_focus(None)
+        self.refresh_view()
+
+    def on_resize(self) -> None:
+        width = self.size.width
+        right = self.query_one("#right", Vertical)
+        right.styles.width = 34 if width < 100 else max(34, width * 36 // 100)
+        self.query_one("#chat", RichLog).styles.height = 5 if self.size.height < 30 else 9
+        self.refresh_view()
+
+    # --- showing --------------------------------------------------------------------------
+
+    @property
+    def online(self) -> bool:
+        return self.client.close_code is None
+
+    def hand(self) -> list[str]:
+        game = self.client.game
+        return sorted_hand(game.get("hand") or []) if game is not None else []
+
+    def legal(self) -> list[str]:
+        game = self.client.game
+        return list(game.get("legal") or []) if game is not None else []
+
+    def refresh_view(self) -> None:
+        """Redraw everything from the client's document (called on every change)."""
+        doc = self.client.doc
+        if doc is None or not self.is_mounted:
+            return
+        look, lang, me = self.look, self.look.lang, self.client.seat
+        room, game = doc["room"], doc.get("game")
+        self._feed_logs(doc)
+        # The chosen card may have been played, the chosen pile moved: forget them then.
+        hand = self.hand()
+        if self.picker.card is not None and self.picker.card not in hand:
+            self.picker = keys.NOTHING
+        if (
+            self.picker.pile is not None
+            and game is not None
+            and not game["piles"][self.picker.pile]
+        ):
+            self.picker = keys.NOTHING
+        if self.cursor not in hand:
+            self.cursor = hand[0] if hand else None
+
+        head = [t(lang, "room", code=room["code"])]
+        daily = room.get("daily")
+        if daily:
+            head.insert(0, t(lang, "daily_ranked" if daily.get("ranked") else "daily_practice"))
+        if game is not None:
+            head.append(t(lang, "hand_no", n=game["hand_no"]))
+        head.append(options_line(doc, lang))
+        if not self.online:
+            head.append(t(lang, "lost"))
+        top = look.text(" · ".join(head))
+        self.query_one("#top", Static).update(Text(top, overflow="ellipsis"))
+
+        table = self.query_one("#table", TableView)
+        middle = self.query_one("#middle", Static)
+        playing = game is not None and game["phase"] == "playing"
+        table.display = playing
+        middle.display = not playing
+        legal = self.legal()
+        if game is None:
+            middle.update(waiting_text(doc, me, look, self.online))
+        elif playing:
+            targets = keys.targets(self.picker, legal)
+            table.show(game, look, targets, self.picker.pile)
+        else:
+            middle.update(result_text(doc, me, look))
+
+        hand_view = self.query_one("#hand", HandView)
+        hand_view.display = game is not None
+        if game is not None and "hand" in game:
+            hand_view.border_title = t(lang, "your_hand", n=len(hand))
+        else:
+            hand_view.border_title = ""
+        hand_view.show(
+            hand,
+            look,
+            cursor=self.cursor if legal else None,
+            chosen=self.picker.card,
+            playable=keys.playable(legal),
+            note=t(lang, "watching") if me is None else "",
+        )
+        self.query_one("#seats", SeatsView).show(doc, me, look, self.online)
+        status = self.status_text()
+        status.plain = look.text(status.plain)
+        self.query_one("#status", Static).update(status)
+        keys_line = look.text(self.keys_text())
+        self.query_one("#keys", Static).update(Text(keys_line, overflow="ellipsis"))
+
+    def status_text(self) -> Text:
+        """The line under the hand: a note, the choice being made, or whose turn it is."""
+        lang = self.look.lang
+        doc = self.client.doc
+        assert doc is not None
+        game = doc.get("game")
+        if self.note:
+            return Text(self.note, style="bold")
+        picker = self.picker
+        if picker.typed:
+            return Text(t(lang, "typing", typed=picker.typed))
+        if picker.moving:
+            return Text(t(lang, "moving"))
+        if picker.card is not None:
+            card = self.look.card(picker.card)
+            if keys.targets(picker, self.legal()):
+                return Text(t(lang, "chosen_card", card=card))
+            return Text(t(lang, "chosen_nowhere", card=card))
+        if picker.pile is not None:
+            return Text(t(lang, "chosen_pile", pile=picker.pile))
+        if game is None or game["phase"] != "playing":
+            return Text("")
+        me = self.client.seat
+        seats = doc["room"]["seats"]
+        if me is not None and seats[me] is not None and seats[me].get("away"):
+            return Text(t(lang, "away_note"), style="bold")
+        if game["turn"] == me and self.legal():
+            key = "your_turn_moved" if game.get("moved") else "your_turn"
+            return Text(t(lang, key), style="bold")
+        return Text(t(lang, "turn_of", name=seat_name(doc, game["turn"])))
+
+    def keys_text(self) -> str:
+        lang = self.look.lang
+        game = self.client.game
+        if self.client.seat is None:
+            return t(lang, "keys_watch")
+        if game is None:
+            doc = self.client.doc
+            host = doc is not None and doc["room"].get("host") == self.client.seat
+            return t(lang, "keys_host" if host else "keys_wait")
+        if game["phase"] == "playing":
+            return t(lang, "keys_play")
+        return t(lang, "keys_result")
+
+    def tell(self, text: str) -> None:
+        """Say ``text`` in the status line (until the next key) and in the log."""
+        self.note = text
+        self._told.append(text)
+        self.refresh_view()
+
+    def _feed_logs(self, doc: Mapping[str, Any]) -> None:
+        log = self.query_one("#log", RichLog)
+        for text in self._told:
+            log.write(Text(text, style="italic"))
+        self._told.clear()
+        for event in self.client.log[self._log_seen :]:
+            log.write(Text(self.look.text("· " + describe(event, doc, self.look))))
+        self._log_seen = len(self.client.log)
+        chat = self.query_one("#chat", RichLog)
+        for frame in self.client.chat[self._chat_seen :]:
+            line = Text()
+            line.append(f"{frame['name']}: ", "bold")
+            line.append(str(frame["text"]))
+            chat.write(line)
+        self._chat_seen = len(self.client.chat)
+
+    # --- frames from the app ----------------------------------------------------------------
+
+    def take(self, frames: Sequence[Frame]) -> None:
+        """React to frames that say something beyond the document: refusals, hints."""
+        for frame in frames:
+            kind = frame["type"]
+            if kind == "error":
+                self.say_error(frame)
+            elif kind == "hint":
+                self.show_hint(frame)
+            elif kind in ("left", "kicked") and frame.get("room") is not None:
+                key = "kicked" if kind == "kicked" else "left_room"
+                self.post_message(self.Leave(t(self.look.lang, key, code=frame["room"])))
+        self.refresh_view()
+
+    def say_error(self, frame: Mapping[str, Any]) -> None:
+        doc = self.client.doc
+        look = self.look
+
+        def names(seat: int | None) -> str:
+            return seat_name(doc, seat) if doc is not None else "?"
+
+        words = describe_error(frame, look.lang, names, look.card)
+        self.note = words
+        self.query_one("#log", RichLog).write(Text(f"! {words}", style="bold red"))
+
+    def show_hint(self, frame: Mapping[str, Any]) -> None:
+        lang = self.look.lang
+        text = str(frame.get("text") or "")
+        try:
+            action = action_from_text(text)
+        except BadAction:
+            self.note = text
+            return
+        wire = action.wire()
+        if wire["type"] == "play":
+            self.picker = keys.Picker(card=wire["card"])
+            self.note = t(lang, "hint_play", card=self.look.card(wire["card"]), pile=wire["pile"])
+        elif wire["type"] == "move":
+            self.picker = keys.Picker(pile=wire["from"])
+            self.note = t(lang, "hint_move", **{"from": wire["from"], "to": wire["to"]})
+        else:
+            self.picker = keys.NOTHING
+            self.note = t(lang, "hint_end")
+        why = describe_reason(frame.get("reason"), lang, self.look.card)
+        if why:
+            self.note = f"{self.note} {why}"
+
+    # --- input ------------------------------------------------------------------------------
+
+    async def send(self, message: Frame) -> None:
+        try:
+            await self.client.send(message)
+        except (ConnectionClosed, OSError, AssertionError):
+            # The connection is down (or not yet up again): the app shows it and reconnects.
+            self.note = t(self.look.lang, "lost")
+            self.refresh_view()
+
+    async def act(self, action: str) -> None:
+        self.picker = keys.NOTHING
+        wire = action_from_text(action).wire()
+        await self.send({"type": "act", "seq": next(self._seq), "action": wire})
+
+    async def on_pile_view_clicked(self, message: PileView.Clicked) -> None:
+        game = self.client.game
+        if game is None or self.client.seat is None:
+            return
+        self.note = ""
+        outcome = keys.choose_pile(self.picker, message.pile, game["piles"])
+        if outcome is None and not self.picker.chosen and game["piles"][message.pile]:
+            self.picker = keys.Picker(pile=message.pile)
+        elif outcome is None:
+            self.picker = keys.NOTHING
+        await self._outcome(outcome)
+        self.refresh_view()
+
+    async def on_hand_view_clicked(self, message: HandView.Clicked) -> None:
+        self.note = ""
+        self.cursor = message.card
+        self.picker = keys.choose_card(self.picker, message.card)
+        self.refresh_view()
+
+    async def _outcome(self, outcome: keys.Outcome) -> None:
+        if isinstance(outcome, keys.Act):
+            await self.act(outcome.action)
+        elif isinstance(outcome, keys.Note):
+            card = self.look.card(outcome.card) if outcome.card else ""
+            self.note = t(self.look.lang, outcome.key, card=card, pile=outcome.pile)
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if text:
+            await self.send({"type": "chat", "text": text[:500]})
+        self.set_focus(None)
+
+    async def on_key(self, event: Key) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):
+            if event.key == "escape":
+                self.set_focus(None)
+                event.stop()
+            return
+        handled = await self.press(event.key, event.character)
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    async def press(self, key: str, char: str | None) -> bool:
+        """One key pressed on the table; True when it meant something here."""
+        self.note = ""
+        done = await self._press(key, char)
+        self.refresh_view()
+        return done
+
+    async def _press(self, key: str, char: str | None) -> bool:
+        client = self.client
+        game = client.game
+        doc = client.doc
+        if doc is None:
+            return False
+        seated = client.seat is not None
+        ch = char or ""
+        if ch == "?" or key == "question_mark":
+            from .help import HelpScreen
+
+            self.app.push_screen(HelpScreen(self.look))
+            return True
+        if ch in ("c", "/") and not self.picker.typed:
+            self.set_focus(self.query_one("#say", Input))
+            return True
+        if ch == "l" and not self.picker.typed:
+            # Leaving gives the seat up for good: the key is pressed twice.
+            if self.leaving and client.room is not None:
+                await self.send({"type": "leave"})
+            self.leaving = not self.leaving
+            self.note = t(self.look.lang, "leave_again") if self.leaving else ""
+            return True
+        self.leaving = False
+        if not seated:
+            return False
+        if game is None:
+            return await self._waiting_key(ch, doc)
+        if game["phase"] != "playing":
+            if ch == "n":
+                await self.send({"type": "next_hand"})
+            elif ch in ("r", "R"):
+                await self.send({"type": "rematch", "force": ch == "R"})
+            else:
+                return False
+            return True
+        return await self._table_key(key, ch, game)
+
+    async def _table_key(self, key: str, ch: str, game: Mapping[str, Any]) -> bool:
+        hand = self.hand()
+        if key in ("left", "right") and hand:
+            step = -1 if key == "left" else 1
+            index = hand.index(self.cursor) if self.cursor in hand else 0
+            self.cursor = hand[(index + step) % len(hand)]
+            return True
+        if key in ("enter", "space") and self.cursor is not None:
+            self.picker = keys.choose_card(self.picker, self.cursor)
+            return True
+        name = "escape" if key == "escape" else ch
+        picker, outcome = keys.press(self.picker, name, hand, game["piles"])
+        if outcome is not None or picker != self.picker:
+            self.picker = picker
+            await self._outcome(outcome)
+            return True
+        if ch == "e":
+            await self.act("end")
+        elif ch == "h":
+            await self.send({"type": "hint"})
+        elif ch == "b":
+            await self.send({"type": "back"})
+        else:
+            return False
+        return True
+
+    async def _waiting_key(self, ch: str, doc: Mapping[str, Any]) -> bool:
+        room = doc["room"]
+        me = self.client.seat
+        if self.seat_op is not None and ch.isdigit():
+            op, self.seat_op = self.seat_op, None
+            seat = int(ch) - 1
+            seats = room["seats"]
+            if not 0 <= seat < len(seats):
+                return True
+            entry = seats[seat]
+            if op == "k":
+                await self.send({"type": "kick", "seat": seat})
+            elif entry is None:
+                await self.send({"type": "add_bot", "seat": seat, "level": "medium"})
+            elif entry["kind"] == "bot":
+                await self.send({"type": "remove_bot", "seat": seat})
+            return True
+        self.seat_op = None
+        if ch == "r":
+            mine = room["seats"][me] if me is not None else None
+            await self.send({"type": "ready", "ready": not (mine and mine.get("ready"))})
+            return True
+        if room.get("host") != me:
+            return False
+        options = dict(room["options"])
+        if ch == "s":
+            await self.send({"type": "start", "fill": "medium"})
+        elif ch in ("a", "k"):
+            self.seat_op = ch
+        elif ch == "x":
+            await self.send({"type": "lock", "locked": not room.get("locked")})
+        elif ch in ("d", "f", "+", "-", "p"):
+            if ch == "d":
+                options["draw"] = "start" if options["draw"] == "end" else "end"
+            elif ch == "f":
+                options["kings_first"] = not options.get("kings_first")
+            elif ch in ("+", "-"):
+                step = 5 if ch == "+" else -5
+                options["target"] = min(500, max(5, int(options["target"]) + step))
+            await self.configure(options, public=(not room.get("public")) if ch == "p" else None)
+        else:
+            return False
+        return True
+
+    async def configure(self, options: dict[str, Any], public: bool | None = None) -> None:
+        """Send the room's options back changed (the server replaces them all)."""
+        doc = self.client.doc
+        assert doc is not None
+        room = doc["room"]
+        bots = [s["level"] if s is not None and s["kind"] == "bot" else None for s in room["seats"]]
+        sent = {k: options[k] for k in ("seats", "target", "draw", "kings_first", "turn_timer")}
+        sent["public"] = room.get("public", False) if public is None else public
+        sent["bots"] = bots
+        await self.send({"type": "configure", "options": sent})
+
+
+__all__ = ["GameScreen"]

@@ -1,0 +1,255 @@
+"""The lobby: one key for each way into a game (a new room, a code to join or watch, quick
+play, the daily deal), the boards, your matches and the replay viewer; and the small
+dialogs those need (a code, the new room's options)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.events import Key
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from protocol.bots import LEVELS
+
+from ..app import Entry
+from .look import Look
+from .text import t
+
+
+class Host(Protocol):
+    """What the lobby asks of the app."""
+
+    look: Look
+
+    def start_entry(self, entry: Entry) -> None: ...
+    async def cancel_queue(self) -> None: ...
+    def open_boards(self) -> None: ...
+    def open_matches(self) -> None: ...
+    def open_replay(self, match_id: str) -> None: ...
+
+
+class LobbyScreen(Screen[None]):
+    """The first screen when no room was named on the command line."""
+
+    CSS = """
+    LobbyScreen { align: center middle; }
+    #menu { width: auto; min-width: 50; height: auto; border: round $accent; padding: 0 2; }
+    #note { height: auto; color: $text-muted; }
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.player_name = name
+
+    @property
+    def host(self) -> Host:
+        return cast(Host, self.app)
+
+    def compose(self) -> ComposeResult:
+        lang = self.host.look.lang
+        lines = [t(lang, "lobby_keys"), ""]
+        for key in (
+            "menu_create",
+            "menu_join",
+            "menu_watch",
+            "menu_quick",
+            "menu_daily",
+            "menu_boards",
+            "menu_matches",
+            "menu_replay",
+            "menu_quit",
+        ):
+            lines.append("  " + t(lang, key))
+        with Vertical(id="menu"):
+            yield Static(Text("\n".join(lines)))
+            yield Static(id="note")
+
+    def on_mount(self) -> None:
+        menu = self.query_one("#menu")
+        menu.border_title = t(self.host.look.lang, "lobby_title", name=self.player_name)
+        if not self.host.look.symbols:
+            menu.styles.border = ("ascii", menu.styles.border_top[1])
+
+    def show_note(self, text: str) -> None:
+        self.query_one("#note", Static).update(Text(text))
+
+    async def on_key(self, event: Key) -> None:
+        ch = event.character or ""
+        host = self.host
+        lang = host.look.lang
+        if ch in ("2", "3", "4"):
+            host.start_entry(Entry(mode="quick", seats=int(ch)))
+        elif ch == "d":
+            host.start_entry(Entry(mode="daily"))
+        elif ch == "n":
+            self.app.push_screen(CreateScreen(host.look), self._created)
+        elif ch in ("j", "w"):
+            watch = ch == "w"
+
+            def go(code: str | None) -> None:
+                if code:
+                    room = code.strip().upper()
+                    host.start_entry(Entry(mode="watch" if watch else "join", room=room))
+
+            self.app.push_screen(PromptScreen(t(lang, "prompt_code"), host.look), go)
+        elif ch == "r":
+
+            def replay(match_id: str | None) -> None:
+                if match_id:
+                    host.open_replay(match_id.strip())
+
+            self.app.push_screen(PromptScreen(t(lang, "prompt_match"), host.look), replay)
+        elif ch == "b":
+            host.open_boards()
+        elif ch == "m":
+            host.open_matches()
+        elif ch == "q":
+            self.app.exit()
+        elif event.key == "escape":
+            await host.cancel_queue()
+        else:
+            return
+        event.stop()
+
+    def _created(self, entry: Entry | None) -> None:
+        if entry is not None:
+            self.host.start_entry(entry)
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """Ask for one line (a room code, a match id): Enter gives it, Esc gives None."""
+
+    CSS = """
+    PromptScreen { align: center middle; }
+    #prompt { width: 60; height: auto; border: round $accent; background: $surface;
+              padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
+
+    def __init__(self, question: str, look: Look) -> None:
+        super().__init__()
+        self.question = question
+        self.look = look
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="prompt"):
+            yield Label(self.question)
+            yield Input(id="answer", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#answer", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CreateScreen(ModalScreen[Entry | None]):
+    """The new room's options: seats, a bot (or a person) for each other seat, the
+    target, when to draw, kings first, public."""
+
+    CSS = """
+    CreateScreen { align: center middle; }
+    #form { width: 56; height: auto; border: round $accent; background: $surface;
+            padding: 0 1; }
+    #form Horizontal { height: 1; margin: 0 0 1 0; }
+    #form Label { width: 16; }
+    #form Select { width: 1fr; }
+    #form Input { width: 10; }
+    #buttons { height: 1; }
+    #form-keys { color: $text-muted; margin: 1 0 0 0; }
+    #buttons Button { margin: 0 2 0 0; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
+
+    def __init__(self, look: Look) -> None:
+        super().__init__()
+        self.look = look
+
+    def compose(self) -> ComposeResult:
+        lang = self.look.lang
+        people: list[tuple[str, str]] = [(t(lang, "person"), "-")]
+        levels = people + [(f"{t(lang, 'bot')} {level}", level) for level in LEVELS]
+        with Vertical(id="form"):
+            with Horizontal():
+                yield Label(t(lang, "opt_seats"))
+                yield Select(
+                    [(str(n), n) for n in (2, 3, 4)],
+                    value=4,
+                    id="seats",
+                    compact=True,
+                    allow_blank=False,
+                )
+            for seat in (2, 3, 4):
+                with Horizontal(id=f"row-{seat}"):
+                    yield Label(t(lang, "opt_bot", n=seat))
+                    yield Select(
+                        levels, value="medium", id=f"bot-{seat}", compact=True, allow_blank=False
+                    )
+            with Horizontal():
+                yield Label(t(lang, "opt_target"))
+                yield Input("25", id="target", type="integer", compact=True)
+            with Horizontal():
+                yield Label(t(lang, "opt_draw"))
+                yield Select(
+                    [(t(lang, "draw_end"), "end"), (t(lang, "draw_start"), "start")],
+                    value="end",
+                    id="draw",
+                    compact=True,
+                    allow_blank=False,
+                )
+            with Horizontal():
+                yield Checkbox(t(lang, "opt_kings"), id="kings", compact=True)
+                yield Checkbox(t(lang, "opt_public"), id="public", compact=True)
+            with Horizontal(id="buttons"):
+                yield Button(t(lang, "go_create"), id="create", variant="primary", compact=True)
+                yield Button(t(lang, "cancel"), id="cancel", compact=True)
+            yield Static(self.look.text(t(lang, "form_keys")), id="form-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#form").border_title = t(self.look.lang, "create_title")
+        self.query_one("#create", Button).focus()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "seats":
+            seats = int(str(event.value))
+            for seat in (2, 3, 4):
+                self.query_one(f"#row-{seat}").display = seat <= seats
+
+    def entry(self) -> Entry:
+        """The options chosen, as an :class:`~clients.terminal.app.Entry`."""
+        seats = int(str(self.query_one("#seats", Select).value))
+        bots: list[str | None] = []
+        for seat in range(2, seats + 1):
+            value = str(self.query_one(f"#bot-{seat}", Select).value)
+            bots.append(None if value == "-" else value)
+        try:
+            target = min(500, max(1, int(self.query_one("#target", Input).value)))
+        except ValueError:
+            target = 25
+        start = self.query_one("#draw", Select).value == "start"
+        return Entry(
+            mode="create",
+            seats=seats,
+            bots=tuple(bots),
+            target=target,
+            draw="start" if start else "end",
+            kings_first=self.query_one("#kings", Checkbox).value,
+            public=self.query_one("#public", Checkbox).value,
+        )
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(self.entry() if event.button.id == "create" else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+__all__ = ["CreateScreen", "LobbyScreen", "PromptScreen"]

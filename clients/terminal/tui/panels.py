@@ -1,0 +1,125 @@
+"""What the middle of the screen shows when there is no table to play on: the waiting
+room before the start, and the result of a hand or of the match. Pure text from the
+viewer's document."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+
+from clients.words import describe_event
+
+from .board import seat_tags
+from .look import Look
+from .text import t
+
+Doc = Mapping[str, Any]
+
+
+def seat_name(doc: Doc, seat: int | None) -> str:
+    """The display name of ``seat`` (``?`` when unknown, ``Seat n`` when free)."""
+    if seat is None:
+        return "?"
+    seats = doc["room"]["seats"]
+    entry = seats[seat] if 0 <= seat < len(seats) else None
+    return str(entry["name"]) if entry else f"Seat {seat + 1}"
+
+
+def options_line(doc: Doc, lang: str) -> str:
+    """The room's variants in a few words: target, draw, kings first, timer."""
+    room = doc["room"]
+    opts = room["options"]
+    parts = [t(lang, "target", n=opts["target"]), t(lang, f"draw_{opts['draw']}")]
+    if opts.get("kings_first"):
+        parts.append(t(lang, "kings_first"))
+    if opts.get("turn_timer"):
+        parts.append(t(lang, "timer", s=f"{opts['turn_timer']:g}"))
+    return " · ".join(parts)
+
+
+def describe(event: Mapping[str, Any], doc: Doc | None, look: Look) -> str:
+    """A table-log event in the viewer's language, cards drawn as on the table."""
+
+    def names(seat: int | None) -> str:
+        return seat_name(doc, seat) if doc is not None else f"Seat {(seat or 0) + 1}"
+
+    return describe_event(event, names, look.lang, look.card)
+
+
+def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
+    """The waiting room: the code to share, the options, every seat with who sits there
+    and whether they are ready, and the keys the viewer may press (host or guest)."""
+    lang = look.lang
+    room = doc["room"]
+    out = Text()
+    out.append(t(lang, "wait_title", code=room["code"]) + "\n", "bold")
+    extra = [options_line(doc, lang)]
+    if room.get("public"):
+        extra.append(t(lang, "public"))
+    if room.get("locked"):
+        extra.append(t(lang, "locked"))
+    out.append(" · ".join(extra) + "\n\n")
+    for i, entry in enumerate(room["seats"]):
+        name = str(entry["name"]) if entry else t(lang, "free")
+        tags = ", ".join(seat_tags(doc, i, me, lang, online))
+        out.append(f" {i + 1}  {name:<16} ", "bold" if i == me else "")
+        out.append(f"{tags}\n", "italic")
+    out.append("\n")
+    if me is None:
+        out.append(t(lang, "wait_watch") + "\n", "dim")
+    elif room.get("host") == me:
+        out.append(t(lang, "wait_host") + "\n" + t(lang, "wait_host2") + "\n", "dim")
+    else:
+        host = seat_name(doc, room.get("host"))
+        out.append(t(lang, "wait_guest", host=host) + "\n", "dim")
+    out.append(t(lang, "wait_share", code=room["code"]), "dim")
+    return out
+
+
+def result_text(doc: Doc, me: int | None, look: Look) -> Text:
+    """The end of a hand (who went out, each penalty with the cards left, now public), the
+    scores hand by hand, and at the end of the match the winners and the rematch keys."""
+    lang = look.lang
+    room, game = doc["room"], doc["game"]
+    result = game.get("result")
+    out = Text()
+    if result is not None:
+        if result["reason"] == "emptied" and result["out"] is not None:
+            head = t(lang, "result_out", n=game["hand_no"], name=seat_name(doc, result["out"]))
+        else:
+            head = t(lang, "result_blocked", n=game["hand_no"])
+        out.append(head + "\n", "bold")
+        for i, (penalty, left) in enumerate(zip(result["penalties"], result["left"], strict=True)):
+            out.append(" " + t(lang, "result_row", name=seat_name(doc, i)[:14], p=penalty) + "  ")
+            if left:
+                out.append_text(look.cards(left))
+            else:
+                out.append(t(lang, "no_cards"), "dim")
+            out.append("\n")
+    out.append("\n" + t(lang, "totals", target=game["target"]) + "\n", "bold")
+    seats = game["seats"]
+    names = [seat_name(doc, i)[:8] for i in range(seats)]
+    out.append(f" {'':<8}" + "".join(f"{n:>9}" for n in names) + "\n", "dim")
+    for no, row in enumerate(game["scores"][-4:], start=max(1, len(game["scores"]) - 3)):
+        label = t(lang, "hand_col", n=no)
+        out.append(f" {label:<8}" + "".join(f"{p:>9}" for p in row) + "\n")
+    total = t(lang, "total_col")
+    out.append(f" {total:<8}" + "".join(f"{p:>9}" for p in game["totals"]) + "\n", "bold")
+    if game["phase"] == "finished" and game.get("winners") is not None:
+        winners = t(lang, "and").join(seat_name(doc, i) for i in game["winners"])
+        out.append("\n" + t(lang, "match_over", names=winners) + "\n", "bold")
+        if me is not None and room.get("daily"):
+            out.append(t(lang, "daily_over"), "dim")
+        elif me is not None:
+            out.append(t(lang, "rematch_keys"), "dim")
+            votes = [seat_name(doc, i) for i in room.get("rematch") or []]
+            if votes:
+                out.append("\n" + t(lang, "votes", names=", ".join(votes)), "dim")
+    elif game["phase"] == "hand_over" and me is not None:
+        out.append("\n" + t(lang, "next_hand"), "dim")
+    return out
+
+
+__all__ = ["describe", "options_line", "result_text", "seat_name", "waiting_text"]

@@ -1,0 +1,116 @@
+"""Which mode ``kings-corner play`` runs in, by its output: in a terminal (a pty here) the
+full screen; with ``--plain``, or when the input is not a terminal, one line per event."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import pty
+import re
+import struct
+import sys
+import termios
+from pathlib import Path
+
+from tests.clients.tui_driver import server
+
+__all__ = ["server"]  # the fixture, imported to override the shared one
+
+
+def command(url: str, tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "server",
+        "play",
+        "--url",
+        url,
+        "--name",
+        "Ana",
+        "--token-file",
+        str(tmp_path / "tokens.json"),
+        *extra,
+    ]
+
+
+async def read_until(stream: asyncio.StreamReader, needle: str, seen: list[str]) -> None:
+    async with asyncio.timeout(20):
+        while needle not in "".join(seen):
+            line = await stream.readline()
+            if not line:
+                raise AssertionError(f"no {needle!r} before the end:\n{''.join(seen)}")
+            seen.append(line.decode())
+
+
+async def test_plain_mode_writes_one_line_per_event(url: str, tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        *command(url, tmp_path, "--plain", "--create", "--seats", "2", "--bots", "random"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    seen: list[str] = []
+    await read_until(process.stdout, "Type 'help' for the commands.", seen)
+    process.stdin.write(b"start\n")
+    await read_until(process.stdout, "Your hand (", seen)
+    process.stdin.write(b"chat hello\n")
+    await read_until(process.stdout, "[Ana] hello", seen)
+    process.stdin.write(b"quit\n")
+    await process.stdin.drain()
+    rest, _ = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 0
+    out = "".join(seen) + rest.decode()
+    lines = out.splitlines()
+    # An event is a line of its own.
+    assert any(re.fullmatch(r"· The match begins; (Ana|Bot 2) deals\.", line) for line in lines)
+    assert "[Ana] hello" in lines
+    assert any(line.startswith("You are in seat 1 of room ") for line in lines)
+    assert "\x1b" not in out  # no screen control, no colours: text for scripts and readers
+    assert any(line.startswith("Bye. Come back to your seat with: --join ") for line in lines)
+
+
+async def test_a_terminal_gets_the_full_screen(url: str, tmp_path: Path) -> None:
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "NO_COLOR": "1"}
+    env.pop("TEXTUAL", None)
+    process = await asyncio.create_subprocess_exec(
+        *command(url, tmp_path, "--create", "--seats", "2", "--bots", "random"),
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+    )
+    os.close(follower)
+    output = bytearray()
+
+    def read() -> bytes:
+        try:
+            return os.read(leader, 65536)
+        except OSError:
+            return b""
+
+    try:
+        async with asyncio.timeout(30):
+            while b"Waiting" not in output:
+                chunk = await asyncio.to_thread(read)
+                if not chunk:
+                    break
+                output += chunk
+            assert b"\x1b[?1049h" in output  # the alternate screen: nothing scrolls away
+            assert b"Waiting" in output
+            os.write(leader, b"\x11")  # Ctrl+Q
+            while process.returncode is None:
+                chunk = await asyncio.to_thread(read)
+                if not chunk:
+                    break
+                output += chunk
+            assert await process.wait() == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        os.close(leader)
+    assert b"Come back to your seat with: --join " in output
