@@ -26,6 +26,16 @@ _ids = itertools.count(1)
 R = TypeVar("R")
 
 
+def text_frame(payload: bytes) -> bytes:
+    """A server's unmasked, final WebSocket text frame carrying ``payload`` (RFC 6455 5.2)."""
+    size = len(payload)
+    if size < 126:
+        return bytes((0x81, size)) + payload
+    if size < 1 << 16:
+        return b"\x81\x7e" + size.to_bytes(2, "big") + payload
+    return b"\x81\x7f" + size.to_bytes(8, "big") + payload
+
+
 class _Close(NamedTuple):
     """Queued after the last frame: close the connection once everything before is sent."""
 
@@ -147,13 +157,20 @@ class Connection(Generic[R]):
 
         This is what ``websockets``' own ``send`` does when it need not wait (frame the
         message, write it out), without a task per frame; when the transport pushes back,
-        frames queue for the writer task instead, which waits for it to drain.
+        frames queue for the writer task instead, which waits for it to drain. With no
+        extension (compression) to encode it and nothing else waiting to go out, the
+        frame is written as ``websockets`` would frame it (:func:`text_frame`), without
+        building its frame objects: this runs once per connection for every change.
         """
         ws = self.ws
-        if ws.paused or ws.protocol.state is not OPEN or ws.transport.is_closing():
+        protocol = ws.protocol
+        if ws.paused or protocol.state is not OPEN or ws.transport.is_closing():
             return False
-        ws.protocol.send_text(frame)
-        ws.send_data()
+        if protocol.extensions or protocol.writes or protocol.expect_continuation_frame:
+            protocol.send_text(frame)
+            ws.send_data()
+        else:
+            ws.transport.write(text_frame(frame))
         if self._metrics is not None:
             self._metrics.sent(frame)
         return True

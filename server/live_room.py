@@ -359,7 +359,8 @@ class LiveRoom:
             lines.extend(self.room.apply(event))
             if event["e"] == "kick":
                 self._kick_out(event["seat"])
-        self._rebind()
+        if before is None:  # an action alone moves cards, never a seat to another token
+            self._rebind()
         try:
             self._fan_out(old_version, lines, actor, seq, before)
         except Exception:
