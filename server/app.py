@@ -36,6 +36,7 @@ from .bots import BotRunner
 from .commands import SERVER_NAME, Services
 from .config import Settings
 from .guard import JoinGuard
+from .identity import Identities
 from .live_room import RoomConnection
 from .lobby import Lobby
 from .maintenance import Maintenance
@@ -68,8 +69,16 @@ class GameServer:
         self.lobby = Lobby(settings, self.store, self.bots, self.records, self.tasks, self.metrics)
         self.guard = JoinGuard(settings, self.metrics)
         self.maintenance = Maintenance(settings, self.store, self.lobby, self.connections)
+        self.identities = Identities(self.store)
         services = Services(
-            settings, self.store, self.metrics, self.guard, self.lobby, self.records, self.bots
+            settings,
+            self.store,
+            self.metrics,
+            self.guard,
+            self.lobby,
+            self.records,
+            self.bots,
+            self.identities,
         )
         self.sockets = Sockets(services, self.connections)
         self.routes = Routes(
