@@ -17,6 +17,7 @@ from protocol.bots.calibration import LEVEL_RATINGS
 from server.app import GameServer, port_of
 from server.identity import tag_of
 from server.ratings import MIN_MATCHES, display
+from server.records import Records
 
 from .conftest import ClientFactory
 from .test_match_flow import play_until_finished
@@ -92,6 +93,30 @@ async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
     stored = await server.store.ratings(["pa", "pb"])
     assert stored["pa"]["mu"] == pytest.approx(second[0][0].mu)
     assert stored["pb"]["sigma"] == pytest.approx(second[2][0].sigma)
+
+
+async def test_two_matches_of_one_person_rated_at_once_both_count(server: GameServer) -> None:
+    # Two processes' Records over the one store, each rating a match Ana just finished.
+    here, there = Records(server.settings, server.store), Records(server.settings, server.store)
+    seats = [person("Ana"), bot("random")]
+    won = record(seats, [1, 9], id="ROOM01-1", players=["pa", None])
+    lost = record(seats, [9, 1], id="ROOM02-1", players=["pa", None])
+    ana = [("pa", "Ana", 0)]
+    await asyncio.gather(
+        here.record_finished(won, ana, None), there.record_finished(lost, ana, None)
+    )
+    [stored] = (await server.store.ratings(["pa"])).values()
+    assert stored["matches"] == 2
+    r, level = MODEL.rating, LEVEL_RATINGS["random"]
+    orders = []
+    for first, second in (([1, 2], [2, 1]), ([2, 1], [1, 2])):
+        [[mid], _] = MODEL.rate([[r()], [r(*level)]], ranks=first)
+        [[end], _] = MODEL.rate([[mid], [r(*level)]], ranks=second)
+        orders.append((end.mu, end.sigma))
+    assert any(
+        stored["mu"] == pytest.approx(mu) and stored["sigma"] == pytest.approx(sigma)
+        for mu, sigma in orders
+    )
 
 
 async def test_abandoning_takes_the_last_place_and_never_a_win(server: GameServer) -> None:

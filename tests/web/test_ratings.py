@@ -115,6 +115,7 @@ def test_a_rated_match_moves_the_rating_and_the_tag_names_the_player_everywhere(
     assert found is not None
     code = found.group(1)
     expect(ana.locator("#me-line")).to_contain_text(f"Ana#{tag}")
+    shots(ana, "rating-lobby")
     rating_now = re.search(r"rating (\d+)", ana.locator("#me-line").inner_text())
     assert rating_now is not None
 
