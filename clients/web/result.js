@@ -131,7 +131,11 @@ function renderRating(finished, ratings) {
   const line = $("result-rating");
   let text = "";
   if (finished && S.doc.room.rated === false) {
-    text = t("result.unrated");
+    const room = S.doc.room;
+    let why = "result.unrated_deal"; // the client chose the deal (a seed or stacked decks)
+    if (room.options.casual) why = "result.unrated";
+    else if (room.daily) why = "result.unrated_daily";
+    text = t(why);
   } else if (finished && S.role === "player" && S.doc.room.rated) {
     const mine = ratings && S.seat !== null ? ratings[S.seat] : null;
     if (mine) {

@@ -141,3 +141,17 @@ def test_a_rated_match_moves_the_rating_and_the_tag_names_the_player_everywhere(
     # After a reload the recovered browser is still Ana.
     other.reload()
     expect(other.locator("#me-line")).to_contain_text(f"Ana#{tag}")
+
+
+def test_a_casual_room_says_its_match_changes_no_rating(pages: Pages) -> None:
+    cai = pages.open("casual-cai")
+    cai.check("#opt-casual")
+    create_room(cai, "Cai", ["random"], target=1)
+    cai.click("#start-go")
+    expect(cai.locator("#table")).to_be_visible()
+    play_until_over(cai)
+    expect(cai.locator("#result-title")).to_have_text("Match over")
+    expect(cai.locator("#result-rating")).to_have_text("Casual match: no rating changes.")
+    expect(cai.locator("#result-table th", has_text="Rating")).to_have_count(0)
+    cai.click("#new-game")
+    expect(cai.locator("#me-line")).to_contain_text("rating 1000 · 0 rated matches")

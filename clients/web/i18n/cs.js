@@ -416,6 +416,8 @@ export default {
   "result.rating_col": "Hodnocení",
   "result.rating_wait": "Hodnocení se počítá…",
   "result.unrated": "Neformální zápas: hodnocení se nemění.",
+  "result.unrated_daily": "Cvičné denní rozdání: hodnocení se nemění.",
+  "result.unrated_deal": "Zvolené rozdání: tento zápas hodnocení nemění.",
   "boards.rating": "Nejlepší hráči",
   "boards.rating_caption": "Hodnocené zápasy: nejvyšší hodnocení první (hráči s alespoň {n}).",
   "boards.rating_col": "Hodnocení",

@@ -415,6 +415,8 @@ export default {
   "result.rating_col": "Rating",
   "result.rating_wait": "Updating ratings…",
   "result.unrated": "Casual match: no rating changes.",
+  "result.unrated_daily": "Daily practice: no rating changes.",
+  "result.unrated_deal": "A chosen deal: this match changes no rating.",
   "boards.rating": "Top players",
   "boards.rating_caption": "Rated matches: the highest rating first (people with at least {n}).",
   "boards.rating_col": "Rating",

@@ -421,6 +421,8 @@ export default {
   "result.rating_col": "Puntuación",
   "result.rating_wait": "Actualizando puntuaciones…",
   "result.unrated": "Partida informal: no cambia ninguna puntuación.",
+  "result.unrated_daily": "Práctica del reparto diario: no cambia ninguna puntuación.",
+  "result.unrated_deal": "Un reparto elegido: esta partida no cambia ninguna puntuación.",
   "boards.rating": "Mejores jugadores",
   "boards.rating_caption": "Partidas puntuadas: la puntuación más alta primero (con al menos {n}).",
   "boards.rating_col": "Puntuación",
