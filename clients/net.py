@@ -227,6 +227,18 @@ class GameClient:
                     raise ConnectionError(f"connection closed ({self.close_code})")
                 await self._changed.wait()
 
+    # --- identity -------------------------------------------------------------------
+
+    async def recovery_code(self) -> str:
+        """A new recovery code for this identity (the one before stops working)."""
+        reply = await self.request({"type": "recovery_code"}, "recovery_code")
+        return str(reply["code"])
+
+    async def recover(self, code: str) -> Frame:
+        """Become the player ``code`` belongs to (outside a room): returns the ``welcome``,
+        whose new token this client keeps, so every later hello is that player."""
+        return await self.request({"type": "recover", "code": code}, "welcome")
+
     # --- the game -------------------------------------------------------------------
 
     async def create(self, spectate: bool = False, **options: Any) -> str:

@@ -130,6 +130,7 @@ _ERRORS: dict[str, dict[str, str]] = {
         "rate_limited_hints": "At most {limit} hints per turn.",
         "too_many_rooms": "A connection may create {limit} rooms.",
         "bad_token": "That seat token is not valid for this room.",
+        "bad_recovery_code": "That recovery code belongs to nobody.",
         "store_unavailable": "The game store is unreachable; try again shortly.",
     },
     "es": {
@@ -155,6 +156,7 @@ _ERRORS: dict[str, dict[str, str]] = {
         "rate_limited_hints": "Como mucho {limit} pistas por turno.",
         "too_many_rooms": "Una conexión puede crear {limit} salas.",
         "bad_token": "Ese asiento ya no es tuyo en esta sala.",
+        "bad_recovery_code": "Ese código de recuperación no es de nadie.",
         "store_unavailable": "El servidor no puede guardar la partida; inténtalo enseguida.",
     },
     "cs": {

@@ -204,6 +204,11 @@ class TooManyRooms(ClientError):
     default_message = "This connection has created as many rooms as it may."
 
 
+class BadRecoveryCode(ClientError):
+    code = "bad_recovery_code"
+    default_message = "That recovery code belongs to nobody (a newer code replaces an older one)."
+
+
 class StoreUnavailable(KingsCornerError):
     code = "store_unavailable"
     client_fault = False

@@ -69,6 +69,8 @@ class RoomOptions(_Message):
     seed: str | None = Field(default=None, max_length=64)
     decks: list[list[CardCode]] | None = Field(default=None, max_length=32)
     dealer: int | None = Field(default=None, ge=0, le=3)
+    #: A practice room: its matches change nobody's rating.
+    casual: bool = False
 
 
 # --- client to server ------------------------------------------------------------------
@@ -237,10 +239,11 @@ class Daily(_Message):
 
 
 class Leaderboard(_Message):
-    """Ask for a leaderboard: ``daily`` (of ``day``, today by default) or ``alltime``."""
+    """Ask for a leaderboard: ``daily`` (of ``day``, today by default), ``alltime`` or
+    ``rating`` (the "Top players")."""
 
     type: Literal["leaderboard"]
-    board: Literal["daily", "alltime"] = "daily"
+    board: Literal["daily", "alltime", "rating"] = "daily"
     day: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -248,6 +251,32 @@ class MyMatches(_Message):
     """Ask for your finished matches (newest first), to replay them."""
 
     type: Literal["my_matches"]
+
+
+class Profile(_Message):
+    """Ask how you stand: your name, tag, rating and rated matches."""
+
+    type: Literal["profile"]
+
+
+class Rename(_Message):
+    """Go by another display name from now on (boards and history show the new one)."""
+
+    type: Literal["rename"]
+    name: Name
+
+
+class RecoveryCode(_Message):
+    """Ask for a new recovery code (shown once); the code you had before stops working."""
+
+    type: Literal["recovery_code"]
+
+
+class Recover(_Message):
+    """Become the player a recovery code belongs to, on this connection (not in a room)."""
+
+    type: Literal["recover"]
+    code: str = Field(min_length=1, max_length=40)
 
 
 ClientMessage = Annotated[
@@ -275,7 +304,11 @@ ClientMessage = Annotated[
     | Back
     | Daily
     | Leaderboard
-    | MyMatches,
+    | MyMatches
+    | Profile
+    | Rename
+    | RecoveryCode
+    | Recover,
     Field(discriminator="type"),
 ]
 
@@ -285,13 +318,17 @@ ClientMessage = Annotated[
 
 class Welcome(_Message):
     """``player`` is your secret identity token: keep it and send it in every ``hello``.
-    ``player_id`` is its public form (leaderboards, match history)."""
+    ``player_id`` is its public form (leaderboards, match history), ``tag`` the short mark
+    shown after your name. Also the answer to ``recover``: then ``player`` is the new token
+    of the recovered identity and ``name`` the name it goes by."""
 
     type: Literal["welcome"] = "welcome"
     version: int
     server: str
     player: str
     player_id: str
+    tag: str | None = None
+    name: str | None = None
 
 
 class Joined(_Message):
@@ -590,11 +627,12 @@ class KickedOut(_Message):
 
 
 class LeaderboardReply(_Message):
-    """Daily rows: ``{player, name, penalty, hands}``, best first. All-time rows:
-    ``{player, name, won, played, avg_penalty}``, by matches won."""
+    """Daily rows: ``{player, name, tag, penalty, hands}``, best first. All-time rows:
+    ``{player, name, tag, won, played, avg_penalty}``, by matches won. Rating rows:
+    ``{player, name, tag, rating, matches}``, best rating first."""
 
     type: Literal["leaderboard"] = "leaderboard"
-    board: Literal["daily", "alltime"]
+    board: Literal["daily", "alltime", "rating"]
     day: str | None
     entries: list[dict[str, Any]]
 
@@ -604,6 +642,28 @@ class Matches(_Message):
 
     type: Literal["matches"] = "matches"
     matches: list[dict[str, Any]]
+
+
+class ProfileReply(_Message):
+    """How you stand: ``rating`` (1000 to start), ``matches`` rated so far, ``listed`` once
+    you have ``min_matches`` and are on the "Top players" board."""
+
+    type: Literal["profile"] = "profile"
+    player_id: str
+    name: str
+    tag: str
+    rating: int
+    matches: int
+    listed: bool
+    min_matches: int
+
+
+class RecoveryCodeReply(_Message):
+    """Your new recovery code, shown this once: another browser (or client) sends it in
+    ``recover`` to become you. The server keeps only its hash."""
+
+    type: Literal["recovery_code"] = "recovery_code"
+    code: str
 
 
 class Status(_Message):
@@ -646,6 +706,8 @@ ServerMessage = Annotated[
     | KickedOut
     | LeaderboardReply
     | Matches
+    | ProfileReply
+    | RecoveryCodeReply
     | Status
     | Rewound
     | Closing,

@@ -1,6 +1,7 @@
 """Read-only JSON API on the game port: leaderboards, match history and replays.
 
-- ``GET /api/leaderboard?board=daily&day=YYYY-MM-DD`` (today by default) or ``?board=alltime``
+- ``GET /api/leaderboard?board=daily&day=YYYY-MM-DD`` (today by default), ``?board=alltime``
+  or ``?board=rating`` (the "Top players": rating, rated matches)
 - ``GET /api/matches/ID``: the record of a finished match (options, seed or decks, seats,
   action log); replaying it through the engine reproduces the match exactly
 - ``GET /api/matches/ID/replay``: the match step by step, as a first view and then one JSON
@@ -30,6 +31,7 @@ from .records import Records, today
 Reply = tuple[HTTPStatus, dict[str, Any]]
 _ID = re.compile(r"^[A-Za-z0-9-]{1,40}$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_BOARDS = ("daily", "alltime", "rating")
 
 
 async def handle(records: Records, request: Request) -> Reply:
@@ -41,9 +43,9 @@ async def handle(records: Records, request: Request) -> Reply:
         if parts == ["api", "leaderboard"]:
             board = query.get("board", "daily")
             day = query.get("day")
-            if board not in ("daily", "alltime") or (day is not None and not _DAY.match(day)):
+            if board not in _BOARDS or (day is not None and not _DAY.match(day)):
                 return HTTPStatus.BAD_REQUEST, {
-                    "error": "board is daily or alltime; day YYYY-MM-DD"
+                    "error": "board is daily, alltime or rating; day YYYY-MM-DD"
                 }
             entries, day = await records.leaderboard(board, day)
             return HTTPStatus.OK, {"board": board, "day": day, "entries": entries}

@@ -37,6 +37,7 @@ from .commands import SERVER_NAME, Services
 from .compression import IdleFreeDeflateFactory
 from .config import Settings
 from .guard import JoinGuard
+from .identity import Identities
 from .live_room import RoomConnection
 from .lobby import Lobby
 from .maintenance import Maintenance
@@ -69,8 +70,16 @@ class GameServer:
         self.lobby = Lobby(settings, self.store, self.bots, self.records, self.tasks, self.metrics)
         self.guard = JoinGuard(settings, self.metrics)
         self.maintenance = Maintenance(settings, self.store, self.lobby, self.connections)
+        self.identities = Identities(self.store)
         services = Services(
-            settings, self.store, self.metrics, self.guard, self.lobby, self.records, self.bots
+            settings,
+            self.store,
+            self.metrics,
+            self.guard,
+            self.lobby,
+            self.records,
+            self.bots,
+            self.identities,
         )
         self.sockets = Sockets(services, self.connections)
         self.routes = Routes(

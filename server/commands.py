@@ -9,7 +9,6 @@ lock from the seat the connection holds *then*.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import time
@@ -23,6 +22,7 @@ from protocol.engine import END_TURN, Action, action_from_wire, seat_view
 from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
+    BadRecoveryCode,
     BadToken,
     ClientError,
     KingsCornerError,
@@ -60,10 +60,14 @@ from protocol.messages import (
     MyMatches,
     NextHand,
     PlayAction,
+    Profile,
     QuickPlay,
     Ready,
+    Recover,
+    RecoveryCode,
     Rematch,
     RemoveBot,
+    Rename,
     Resync,
     Sit,
     Start,
@@ -72,6 +76,7 @@ from protocol.messages import (
 from .bots import BotRunner
 from .config import Settings
 from .guard import JoinGuard
+from .identity import Identities, tag_of
 from .live_room import LiveRoom, RoomConnection
 from .lobby import Lobby
 from .metrics import Metrics
@@ -96,11 +101,7 @@ class Services:
     lobby: Lobby
     records: Records
     bots: BotRunner
-
-
-def player_id(token: str) -> str:
-    """The public id of a secret player token."""
-    return hashlib.sha256(b"player:" + token.encode()).hexdigest()[:16]
+    identities: Identities
 
 
 def refuse(conn: RoomConnection, exc: KingsCornerError, seq: int | None) -> None:
@@ -112,7 +113,7 @@ def refuse(conn: RoomConnection, exc: KingsCornerError, seq: int | None) -> None
 async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) -> None:
     """Carry out ``message`` for ``conn``: ``hello`` first, then anything in the table."""
     if isinstance(message, Hello):
-        hello(conn, message)
+        await hello(s, conn, message)
         return
     if not conn.greeted:
         raise NotHello()
@@ -122,7 +123,7 @@ async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) ->
     await handler(s, conn, message)
 
 
-def hello(conn: RoomConnection, message: Hello) -> None:
+async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
     if message.version not in SUPPORTED_VERSIONS:
         raise UnsupportedVersion(
             f"This server speaks protocol version {PROTOCOL_VERSION}.",
@@ -133,15 +134,22 @@ def hello(conn: RoomConnection, message: Hello) -> None:
         raise BadMessage("A name needs at least one visible character.", reason="empty_name")
     conn.name = name
     # A second hello without a token keeps the identity this connection has.
-    conn.player_token = message.player or conn.player_token or secrets.token_urlsafe(24)
-    conn.player_id = player_id(conn.player_token)
+    token = message.player or conn.player_token or secrets.token_urlsafe(24)
+    player = await s.identities.player_of(token)
+    conn.player_token, conn.player_id = token, player
     conn.greeted = True
+    _welcome(conn)
+
+
+def _welcome(conn: RoomConnection) -> None:
     welcome = {
         "type": "welcome",
         "version": PROTOCOL_VERSION,
         "server": SERVER_NAME,
         "player": conn.player_token,
         "player_id": conn.player_id,
+        "tag": tag_of(conn.player_id),
+        "name": conn.name,
     }
     conn.send(dumps(welcome))
 
@@ -441,6 +449,47 @@ async def my_matches(s: Services, conn: RoomConnection, msg: MyMatches) -> None:
     conn.send(dumps({"type": "matches", "matches": matches}))
 
 
+# --- identity ---------------------------------------------------------------------------
+
+
+async def profile(s: Services, conn: RoomConnection, msg: Profile) -> None:
+    reply = await s.records.profile(conn.player_id, conn.name)
+    conn.send(dumps({"type": "profile", **reply}))
+
+
+async def rename(s: Services, conn: RoomConnection, msg: Rename) -> None:
+    name = clean(msg.name)
+    if not name:
+        raise BadMessage("A name needs at least one visible character.", reason="empty_name")
+    await s.store.set_name(conn.player_id, name)
+    conn.name = name
+    await profile(s, conn, Profile(type="profile"))
+
+
+async def recovery_code(s: Services, conn: RoomConnection, msg: RecoveryCode) -> None:
+    code = await s.identities.new_code(conn.player_id)
+    conn.send(dumps({"type": "recovery_code", "code": code}))
+
+
+async def recover(s: Services, conn: RoomConnection, msg: Recover) -> None:
+    """Become the player ``msg.code`` belongs to; a wrong code counts as a failed join."""
+    _not_in_room(conn)
+    limit = s.guard.refused(conn)
+    if limit is not None:
+        raise RateLimited(
+            "Too many wrong codes; wait a minute before trying again.", reason="failed_joins"
+        )
+    try:
+        player, token = await s.identities.redeem(msg.code)
+    except BadRecoveryCode as exc:
+        s.guard.failed(conn, exc.code)
+        raise
+    conn.player_token, conn.player_id = token, player
+    conn.name = (await s.store.names([player])).get(player, conn.name)
+    log.info("identity recovered")  # never the code or the token
+    _welcome(conn)
+
+
 def clean(text: str) -> str:
     """Drop control characters and surrounding blanks from names and chat."""
     return "".join(ch for ch in text if ch.isprintable()).strip()
@@ -473,4 +522,8 @@ HANDLERS: dict[type, Handler] = {
     Daily: daily,
     Leaderboard: leaderboard,
     MyMatches: my_matches,
+    Profile: profile,
+    Rename: rename,
+    RecoveryCode: recovery_code,
+    Recover: recover,
 }

@@ -49,8 +49,9 @@ class RoomContext:
     store: Store
     bots: BotRunner
     tasks: Tasks
-    #: Keep a finished match (history, leaderboards): ``(record, people, daily)``.
-    record: Callable[[dict[str, Any], list[Person], dict[str, Any] | None], Awaitable[None]]
+    #: Keep a finished match (history, ratings, leaderboards): ``(record, people, daily)``;
+    #: returns each seat's rating change, or None for an unrated match.
+    record: Callable[[dict[str, Any], list[Person], dict[str, Any] | None], Awaitable[Any]]
     #: Forget a room this process no longer serves (the lobby's registry).
     forget: Callable[[str], Awaitable[None]]
 
@@ -214,7 +215,7 @@ class LiveRoom:
                     room = self.room
                     log.info("match finished", extra={"room": self.code})
                     self.context.tasks.spawn(
-                        self.context.record(room.finished_record(), room.people(), room.daily),
+                        self._record(room.finished_record(), room.people(), room.daily),
                         finish=True,  # shutdown waits for it: the store is closed after
                     )
                 if version != self.room.version:
@@ -519,6 +520,14 @@ class LiveRoom:
             seed, timed = self.room.bot_seed(seat), self.room.daily is None
             bot = self._bots[seat] = self.context.bots.make(level, seed, timed)
         return bot
+
+    async def _record(
+        self, record: dict[str, Any], people: list[Person], daily: dict[str, Any] | None
+    ) -> None:
+        """Record the match that just finished; show its rating changes in the room."""
+        changes = await self.context.record(record, people, daily)
+        if changes:
+            await self._try(lambda r: r.decide_rated(record["id"], changes))
 
     async def _try(self, decide: Decide) -> None:
         try:

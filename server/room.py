@@ -145,6 +145,10 @@ class Room:
         self.turns = 0  # turns ended in this room, to tell one turn from the next
         #: The turn (hand index, turns) whose timer ran out: a bot finishes it.
         self.expired: tuple[int, int] | None = None
+        #: People who left the current match to a bot: seat -> (player, name).
+        self.deserters: dict[int, tuple[str, str]] = {}
+        #: Each seat's rating change once the finished match was rated (None: a bot).
+        self.ratings: list[dict[str, int] | None] | None = None
         #: The last action validated by :meth:`decide_act`, as (match before, seat, action
         #: text, match after), so applying its event does not play the move a second time.
         self._validated: tuple[Match, int, str, Match] | None = None
@@ -169,10 +173,31 @@ class Room:
         s = self.settings
         return Options(seats=s.seats, target=s.target, draw=s.draw, kings_first=s.kings_first)
 
+    @property
+    def rated(self) -> bool:
+        """Whether this room's matches change ratings: not in a casual room, not in daily
+        practice, and not where the client chose the deal (a known seed or stacked decks
+        would let anyone rehearse it)."""
+        s = self.settings
+        if s.casual:
+            return False
+        if self.daily is not None:
+            return bool(self.daily["ranked"])
+        return s.seed is None and not s.decks
+
+    def abandoned(self) -> list[int]:
+        """Seats abandoned in the current match: left to a bot, or away (a bot covering)."""
+        away = {
+            i for i, s in enumerate(self.seats) if s is not None and s.kind == "human" and s.away
+        }
+        return sorted(away | set(self.deserters))
+
     def info(self) -> dict[str, Any]:
         """The public part of every viewer's document (never the seed or decks)."""
         s = self.settings
         return {
+            "rated": self.rated,
+            "ratings": self.ratings,
             "code": self.code,
             "phase": self.phase,
             "public": s.public,
@@ -183,6 +208,7 @@ class Room:
                 "draw": s.draw,
                 "kings_first": s.kings_first,
                 "turn_timer": s.turn_timer,
+                "casual": s.casual,
             },
             "seats": [seat.public() if seat else None for seat in self.seats],
             "host": self.host,
@@ -274,12 +300,15 @@ class Room:
         return [i for i, s in enumerate(self.seats) if s is not None and s.kind == "human"]
 
     def people(self) -> list[tuple[str, str, int]]:
-        """(player id, name, seat) of every seated person with an identity."""
-        return [
+        """(player id, name, seat) of every person with an identity who played the current
+        match: those seated, and those who left it to a bot."""
+        seated = [
             (s.player, s.name, i)
             for i, s in enumerate(self.seats)
             if s is not None and s.kind == "human" and s.player
         ]
+        gone = [(player, name, i) for i, (player, name) in self.deserters.items()]
+        return sorted(seated + gone, key=lambda person: person[2])
 
     def bot_seed(self, seat: int) -> str:
         """Seed of the bot in ``seat``: fixed by the deal in a daily room, so everyone faces
@@ -301,7 +330,12 @@ class Room:
                 {"name": s.name, "kind": s.kind, "level": s.level} if s else None
                 for s in self.seats
             ],
-            "players": [s.player if s else None for s in self.seats],
+            "players": [
+                self.deserters[i][0] if i in self.deserters else (s.player if s else None)
+                for i, s in enumerate(self.seats)
+            ],
+            "abandoned": self.abandoned(),
+            "rated": self.rated,
             "results": [list(r.penalties) for r in match.results],
             "totals": list(match.totals),
             "winners": list(match.winners),
@@ -550,6 +584,15 @@ class Room:
             events.append(rematch)
         return events
 
+    def decide_rated(self, match: str, seats: list[dict[str, int] | None]) -> list[Event]:
+        """The finished match ``match`` was rated: show each seat's change (if still on)."""
+        if self.phase != "finished" or self._match_id() != match or self.ratings is not None:
+            return []
+        return [{"e": "rated", "match": match, "seats": seats}]
+
+    def _match_id(self) -> str:
+        return f"{self.code}-{len(self.finished) + 1}"
+
     def decide_leave(self, seat: int) -> Event:
         if self.phase == "lobby":
             return {"e": "unseat", "seat": seat}
@@ -622,6 +665,9 @@ class Room:
     def _on_bot_takes(self, e: Event) -> list[Line]:
         seat = e["seat"]
         old = self.seats[seat]
+        playing = self.phase in ("playing", "hand_over")
+        if playing and old is not None and old.kind == "human" and old.player:
+            self.deserters[seat] = (old.player, old.name)
         name = old.name if old else f"Bot {seat + 1}"
         lines = self._hand_over_host(seat)
         self.seats[seat] = Seat(name=name, kind="bot", level=e["level"], since=self.version)
@@ -699,10 +745,17 @@ class Room:
         self.votes.add(e["seat"])
         return [{"ev": "rematch_vote", "seat": e["seat"]}]
 
+    def _on_rated(self, e: Event) -> list[Line]:
+        if self.phase == "finished" and self._match_id() == e["match"]:
+            self.ratings = e["seats"]
+        return []
+
     def _on_rematch(self, e: Event) -> list[Line]:
         if self.match is not None:
             self.finished.append(self.match.record())
         self.votes.clear()
+        self.deserters.clear()
+        self.ratings = None
         self.turns = 0
         decks = (self.settings.decks or ()) if e.get("decks") else ()
         self.match = new_match(self.options, seed=e["seed"], decks=decks)
@@ -710,6 +763,8 @@ class Room:
         return [{"ev": "started", "dealer": dealer, "rematch": True}]
 
     def _on_start(self, e: Event) -> list[Line]:
+        self.deserters.clear()
+        self.ratings = None
         s = self.settings
         self.match = new_match(self.options, seed=e["seed"], decks=s.decks or (), dealer=s.dealer)
         dealer = self.match.position.dealer

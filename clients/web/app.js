@@ -19,6 +19,7 @@ import {
   onRooms,
   wireLobby,
 } from "./lobby.js";
+import { askProfile, onProfile, onRecoveryCode, onWelcomeMe, wireMe } from "./me.js";
 import { note, onChat, wirePanel } from "./panel.js";
 import { askLeave, wireResult } from "./result.js";
 import { render, renderAll } from "./screens.js";
@@ -44,7 +45,8 @@ import { wireWaiting } from "./waiting.js";
 function onFrame(frame) {
   switch (frame.type) {
     case "welcome":
-      return onWelcome(frame);
+      onWelcome(frame);
+      return onWelcomeMe(frame);
     case "joined":
       return onJoined(frame);
     case "snapshot":
@@ -53,6 +55,7 @@ function onFrame(frame) {
     case "patch":
       return onPatch(frame);
     case "error":
+      S.recovering = false;
       return onError(frame);
     case "chat":
       return onChat(frame);
@@ -63,7 +66,8 @@ function onFrame(frame) {
     case "hint":
       return onHint(frame);
     case "left":
-      return onLeft();
+      onLeft();
+      return askProfile();
     case "kicked":
       return onKicked(frame);
     case "rewound":
@@ -77,6 +81,10 @@ function onFrame(frame) {
       return onLeaderboard(frame);
     case "matches":
       return onMatches(frame);
+    case "profile":
+      return onProfile(frame);
+    case "recovery_code":
+      return onRecoveryCode(frame);
     default:
       return undefined;
   }
@@ -92,6 +100,7 @@ function wire() {
   onLangChange(renderAll);
   $("leave").addEventListener("click", () => askLeave());
   wireLobby();
+  wireMe();
   wireWaiting();
   wireInput();
   wirePanel();

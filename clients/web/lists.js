@@ -15,7 +15,21 @@ function ranks(entries, key) {
 const KEYS = {
   daily: (e) => `${e.penalty}:${e.hands}`,
   alltime: (e) => `${e.won}:${e.played}`,
+  rating: (e) => `${e.rating}`,
 };
+
+const COLUMNS = {
+  daily: ["boards.penalty", "boards.hands"],
+  alltime: ["boards.won", "boards.played", "boards.avg"],
+  rating: ["boards.rating_col", "boards.matches"],
+};
+
+/** A person as every board and history shows them: the name, then the tag (``Ana#4F7K``). */
+export function who(name, tag) {
+  const parts = [el("span", { class: "who-name", text: String(name) })];
+  if (typeof tag === "string" && tag) parts.push(el("span", { class: "who-tag", text: `#${tag}` }));
+  return parts;
+}
 
 function number(value, digits = 0) {
   return new Intl.NumberFormat(lang(), { maximumFractionDigits: digits }).format(value);
@@ -30,9 +44,7 @@ export function standing(board, entries, me) {
 
 export function leaderboardTable(board, entries, me) {
   const daily = board === "daily";
-  const columns = daily
-    ? ["boards.rank", "boards.player", "boards.penalty", "boards.hands"]
-    : ["boards.rank", "boards.player", "boards.won", "boards.played", "boards.avg"];
+  const columns = ["boards.rank", "boards.player", ...(COLUMNS[board] || COLUMNS.alltime)];
   // The player's column reads left to right; every other one is a number.
   const head = el(
     "tr",
@@ -48,15 +60,15 @@ export function leaderboardTable(board, entries, me) {
   const places = ranks(entries, KEYS[board]);
   const rows = entries.map((entry, i) => {
     const mine = entry.player === me;
-    const who = el(
+    const person = el(
       "th",
       { scope: "row", class: "who" },
-      el("span", { class: "who-name", text: String(entry.name) }),
+      ...who(entry.name, entry.tag),
       mine ? el("span", { class: "you-tag", text: t("boards.you") }) : null,
     );
-    const cells = daily
-      ? [number(entry.penalty), number(entry.hands)]
-      : [number(entry.won), number(entry.played), number(entry.avg_penalty, 2)];
+    let cells = [number(entry.won), number(entry.played), number(entry.avg_penalty, 2)];
+    if (daily) cells = [number(entry.penalty), number(entry.hands)];
+    if (board === "rating") cells = [String(entry.rating), number(entry.matches)];
     return el(
       "tr",
       {
@@ -65,18 +77,20 @@ export function leaderboardTable(board, entries, me) {
         dataset: { player: String(entry.player) },
       },
       el("td", { class: "num rank", text: String(places[i]) }),
-      who,
+      person,
       ...cells.map((text) => el("td", { class: "num", text })),
     );
   });
   return el(
     "table",
     { class: "board-table", id: "board-table" },
-    el("caption", { class: "sr-only", text: t(daily ? "boards.today" : "boards.alltime") }),
+    el("caption", { class: "sr-only", text: t(CAPTIONS[board] || "boards.alltime") }),
     el("thead", {}, head),
     el("tbody", {}, ...rows),
   );
 }
+
+const CAPTIONS = { daily: "boards.today", alltime: "boards.alltime", rating: "boards.rating" };
 
 function when(seconds) {
   if (typeof seconds !== "number") return "";
@@ -96,6 +110,7 @@ export function matchList(matches, onReplay) {
     const seats = Array.isArray(match.seats) ? match.seats : [];
     const winners = Array.isArray(match.winners) ? match.winners : [];
     const totals = Array.isArray(match.totals) ? match.totals : [];
+    const abandoned = Array.isArray(match.abandoned) ? match.abandoned : [];
     const players = el(
       "ul",
       { class: "match-seats" },
@@ -103,7 +118,10 @@ export function matchList(matches, onReplay) {
         el(
           "li",
           { class: winners.includes(i) ? "winner" : null, dataset: { seat: String(i) } },
-          el("span", { class: "who-name", text: seat ? String(seat.name) : t("seat.empty") }),
+          ...(seat ? who(seat.name, seat.tag) : who(t("seat.empty"))),
+          abandoned.includes(i)
+            ? el("span", { class: "muted small", text: t("matches.abandoned") })
+            : null,
           el("span", { class: "num", text: String(totals[i] ?? "") }),
         ),
       ),

@@ -5,6 +5,7 @@ import { cardFace } from "./cards.js";
 import { currentName, ensureName, send } from "./connection.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
+import { renderMe } from "./me.js";
 import { levelOptions, optionsSummary } from "./options.js";
 import { CREATE, LAST, NAME, S, storage } from "./state.js";
 import { resume } from "./sync.js";
@@ -45,6 +46,7 @@ export function renderLobby() {
   $("quick-wait").hidden = !S.queued;
   if (S.queued) $("quick-wait-text").textContent = t("lobby.quick_wait", { n: S.queued });
   quickCountdown();
+  renderMe();
   renderSeatOptions();
   renderRooms();
 }
@@ -176,6 +178,7 @@ function formOptions() {
     draw: $("opt-draw").value === "start" ? "start" : "end",
     kings_first: $("opt-kings").checked,
     public: $("opt-public").checked,
+    casual: $("opt-casual").checked,
     bots,
     turn_timer: timer ? Number(timer) : null,
   };
@@ -189,6 +192,7 @@ export function loadCreateForm() {
   if (saved.draw) $("opt-draw").value = saved.draw;
   $("opt-kings").checked = Boolean(saved.kings_first);
   $("opt-public").checked = saved.public !== false;
+  $("opt-casual").checked = Boolean(saved.casual);
   $("opt-timer").value = saved.turn_timer ? String(saved.turn_timer) : "";
   if (Array.isArray(saved.bots)) {
     saved.bots.slice(1).forEach((level, i) => {

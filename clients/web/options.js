@@ -24,6 +24,7 @@ export function optionsSummary(options, isPublic) {
   ];
   if (options.kings_first) parts.push(t("opt.kings_first"));
   if (options.turn_timer) parts.push(t("opt.timer", { s: options.turn_timer }));
+  if (options.casual) parts.push(t("opt.casual"));
   if (isPublic !== undefined) parts.push(t(isPublic ? "opt.public" : "opt.private"));
   return parts.join(" · ");
 }

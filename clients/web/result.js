@@ -43,6 +43,8 @@ export function renderOverlay() {
   }
   $("result-winners").textContent = winners;
   $("result-winners").hidden = !winners;
+  const ratings = finished ? S.doc.room.ratings : null;
+  renderRating(finished, ratings);
   const head = el(
     "tr",
     {},
@@ -50,6 +52,7 @@ export function renderOverlay() {
     el("th", { scope: "col", text: t("result.left") }),
     el("th", { scope: "col", text: t("result.penalty") }),
     el("th", { scope: "col", text: t("result.total") }),
+    ratings ? el("th", { scope: "col", text: t("result.rating_col") }) : null,
   );
   const rows = result.left.map((cards, i) => {
     const names = cards.map(cardName).join(", ");
@@ -75,6 +78,7 @@ export function renderOverlay() {
       el("td", { class: "left-cell" }, faces),
       el("td", { class: "num", text: `+${result.penalties[i]}` }),
       el("td", { class: "num total", text: String(g.totals[i]) }),
+      ratings ? el("td", { class: "num rating", text: ratingCell(ratings[i]) }) : null,
     );
   });
   $("result-table").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
@@ -109,6 +113,44 @@ export function renderOverlay() {
     else if (seated) primary = daily ? $("result-boards") : $("play-again");
     primary.focus();
   }
+}
+
+/** A rating change as people read it: "+34", "−12", "±0". */
+export function signed(delta) {
+  if (delta > 0) return `+${delta}`;
+  if (delta < 0) return `\u2212${-delta}`;
+  return "\u00b10";
+}
+
+function ratingCell(change) {
+  return change ? `${change.after} (${signed(change.after - change.before)})` : "";
+}
+
+/** Under the winners: your rating's move once the match is rated (or why it does not). */
+function renderRating(finished, ratings) {
+  const line = $("result-rating");
+  let text = "";
+  if (finished && S.doc.room.rated === false) {
+    const room = S.doc.room;
+    let why = "result.unrated_deal"; // the client chose the deal (a seed or stacked decks)
+    if (room.options.casual) why = "result.unrated";
+    else if (room.daily) why = "result.unrated_daily";
+    text = t(why);
+  } else if (finished && S.role === "player" && S.doc.room.rated) {
+    const mine = ratings && S.seat !== null ? ratings[S.seat] : null;
+    if (mine) {
+      text = t("result.rating", {
+        before: mine.before,
+        after: mine.after,
+        delta: signed(mine.after - mine.before),
+      });
+      if (S.profile) Object.assign(S.profile, { rating: mine.after, matches: mine.matches });
+    } else if (!ratings) {
+      text = t("result.rating_wait");
+    }
+  }
+  line.textContent = text;
+  line.hidden = !text;
 }
 
 /** When the current UTC day ends, in this browser's own time. */

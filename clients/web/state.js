@@ -81,7 +81,7 @@ export const S = {
   playerId: null, // its public form, as leaderboards and history show it
   view: null, // null (lobby or room) or one of VIEWS (views.js)
   boardTab: "daily",
-  boards: { daily: null, alltime: null },
+  boards: { daily: null, alltime: null, rating: null },
   matches: null,
   findReplay: null, // {room, totals, tries}: looking for the match that just ended
   replayDaily: {}, // match id -> its daily {day, ranked} or null, to spare refused requests
@@ -91,6 +91,8 @@ export const S = {
   clockEpoch: 0,
   clockExpired: null,
   configOpen: false,
+  profile: null, // the server's "profile": {name, tag, rating, matches, listed, min_matches}
+  recovering: false, // a "recover" was sent: its welcome makes this browser that player
 };
 
 // --- drawing -----------------------------------------------------------------------------

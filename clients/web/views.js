@@ -80,9 +80,10 @@ export function leaveView() {
 }
 
 export function requestBoards() {
-  S.boards = { daily: null, alltime: null };
+  S.boards = { daily: null, alltime: null, rating: null };
   send({ type: "leaderboard", board: "daily", day: null });
   send({ type: "leaderboard", board: "alltime", day: null });
+  send({ type: "leaderboard", board: "rating", day: null });
 }
 
 /** A view opened while the connection was down asks again (once welcomed). */
@@ -92,7 +93,7 @@ export function reopenView() {
 }
 
 export function onLeaderboard(frame) {
-  if (frame.board !== "daily" && frame.board !== "alltime") return;
+  if (!["daily", "alltime", "rating"].includes(frame.board)) return;
   S.boards[frame.board] = {
     day: frame.day,
     entries: Array.isArray(frame.entries) ? frame.entries : [],
@@ -128,6 +129,12 @@ export function onMatches(frame) {
   if (S.view === "matches") renderMatches();
 }
 
+const EMPTY = {
+  daily: "boards.empty_daily",
+  alltime: "boards.empty_alltime",
+  rating: "boards.empty_rating",
+};
+
 export function renderBoards() {
   for (const tab of document.querySelectorAll("[data-board]")) {
     const on = tab.dataset.board === S.boardTab;
@@ -139,9 +146,10 @@ export function renderBoards() {
   const board = S.boardTab;
   const data = S.boards[board];
   const daily = board === "daily";
+  const least = S.profile ? S.profile.min_matches : 3;
   $("board-caption").textContent = daily
     ? t("boards.daily_caption", { day: data && data.day ? data.day : todayUtc() })
-    : t("boards.alltime_caption");
+    : t(board === "rating" ? "boards.rating_caption" : "boards.alltime_caption", { n: least });
   const rank = $("board-rank");
   if (!data) {
     rank.textContent = "";
@@ -155,13 +163,14 @@ export function renderBoards() {
       n: mine.of,
     });
   } else {
-    rank.textContent = t(daily ? "boards.not_ranked" : "boards.not_listed");
+    const why = board === "rating" ? "boards.not_rated" : "boards.not_listed";
+    rank.textContent = t(daily ? "boards.not_ranked" : why, { n: least });
   }
   rank.classList.toggle("ranked", Boolean(mine));
   $("board-body").replaceChildren(
     data.entries.length
       ? leaderboardTable(board, data.entries, S.playerId)
-      : el("p", { class: "muted", text: t(daily ? "boards.empty_daily" : "boards.empty_alltime") }),
+      : el("p", { class: "muted", text: t(EMPTY[board] || "boards.empty_alltime", { n: least }) }),
   );
 }
 

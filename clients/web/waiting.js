@@ -156,6 +156,8 @@ function configOptions() {
     kings_first: $("cfg-kings").checked,
     public: $("cfg-public").checked,
     turn_timer: timer ? Number(timer) : null,
+    // Not in this form: a casual room stays casual.
+    casual: Boolean(S.doc && S.doc.room.options.casual),
   };
 }
 

@@ -153,6 +153,45 @@ class Store(Protocol):
         """Players by matches won (then matches played), with average penalty per hand."""
         ...
 
+    # --- identities: names and recovery codes ---
+    async def set_name(self, player: str, name: str) -> None:
+        """Keep the display name ``player`` goes by now (boards and history show it)."""
+        ...
+
+    async def names(self, players: Sequence[str]) -> dict[str, str]:
+        """The kept display names of those of ``players`` that have one."""
+        ...
+
+    async def set_recovery(self, player: str, digest: str) -> None:
+        """Make ``digest`` (the hash of a new recovery code) the player's only code: the
+        code it had before stops working."""
+        ...
+
+    async def recover(self, digest: str) -> str | None:
+        """The player whose current recovery code hashes to ``digest``, if any."""
+        ...
+
+    # --- ratings ---
+    async def ratings(self, players: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The ratings ``{mu, sigma, matches}`` of those of ``players`` rated so far."""
+        ...
+
+    async def update_ratings(
+        self,
+        expected: dict[str, int],
+        ratings: dict[str, dict[str, Any]],
+        board: dict[str, float],
+    ) -> bool:
+        """Store ``ratings`` (player -> ``{mu, sigma, matches}``) in one step, if every
+        player of ``expected`` still has that many rated matches (0: never rated); else
+        change nothing and return False (another match was rated meanwhile: read again).
+        ``board`` puts players on the rating board with that score (higher is better)."""
+        ...
+
+    async def rating_board(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Players on the rating board, best first: ``{player, mu, sigma, matches}``."""
+        ...
+
     # --- life ---
     async def ping(self) -> bool:
         """True when the store is reachable."""

@@ -31,6 +31,11 @@ class MemoryStore:
         self._claims: dict[str, set[str]] = {}
         self._daily: dict[str, dict[str, dict[str, Any]]] = {}
         self._stats: dict[str, dict[str, Any]] = {}
+        self._names: dict[str, str] = {}
+        self._recovery: dict[str, str] = {}  # code hash -> player
+        self._recovery_of: dict[str, str] = {}  # player -> code hash
+        self._ratings: dict[str, dict[str, Any]] = {}
+        self._rating_board: dict[str, float] = {}
 
     async def create_room(self, code: str, first: Event) -> bool:
         if code in self._rooms:
@@ -192,6 +197,43 @@ class MemoryStore:
     async def alltime_board(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = sorted(self._stats.values(), key=lambda r: (-r["won"], -r["played"], r["player"]))
         return [board_row(r) for r in rows[:limit]]
+
+    async def set_name(self, player: str, name: str) -> None:
+        self._names[player] = name
+
+    async def names(self, players: Sequence[str]) -> dict[str, str]:
+        return {p: self._names[p] for p in players if p in self._names}
+
+    async def set_recovery(self, player: str, digest: str) -> None:
+        old = self._recovery_of.get(player)
+        if old is not None:
+            self._recovery.pop(old, None)
+        self._recovery_of[player] = digest
+        self._recovery[digest] = player
+
+    async def recover(self, digest: str) -> str | None:
+        return self._recovery.get(digest)
+
+    async def ratings(self, players: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return {p: dict(self._ratings[p]) for p in players if p in self._ratings}
+
+    async def update_ratings(
+        self,
+        expected: dict[str, int],
+        ratings: dict[str, dict[str, Any]],
+        board: dict[str, float],
+    ) -> bool:
+        for player, matches in expected.items():
+            if self._ratings.get(player, {}).get("matches", 0) != matches:
+                return False
+        for player, rating in ratings.items():
+            self._ratings[player] = dict(rating)
+        self._rating_board.update(board)
+        return True
+
+    async def rating_board(self, limit: int = 50) -> list[dict[str, Any]]:
+        order = sorted(self._rating_board.items(), key=lambda item: (-item[1], item[0]))
+        return [{"player": p, **self._ratings[p]} for p, _ in order[:limit]]
 
     async def ping(self) -> bool:
         return True

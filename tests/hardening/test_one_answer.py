@@ -94,6 +94,11 @@ async def outside_a_room(pool: Clients, answers: Answers) -> None:
     await answers.check(lone, {"type": "list_rooms"}, ["rooms"])
     await answers.check(lone, {"type": "leaderboard", "board": "alltime"}, ["leaderboard"])
     await answers.check(lone, {"type": "my_matches"}, ["matches"])
+    await answers.check(lone, {"type": "profile"}, ["profile"])
+    await answers.check(lone, {"type": "rename", "name": "Lone B"}, ["profile"])
+    [code] = await answers.check(lone, {"type": "recovery_code"}, ["recovery_code"])
+    await answers.check(lone, {"type": "recover", "code": "AAAA-AAAA-AAAA-AAAA"}, ["error"])
+    await answers.check(lone, {"type": "recover", "code": code["code"]}, ["welcome"])
     # Not waiting: cancelling changes nothing, and says so.
     [queued] = await answers.check(lone, {"type": "cancel_quick_play"}, ["queued"])
     assert queued["seats"] is None

@@ -58,6 +58,14 @@ async def test_players_on_two_processes_play_one_game(
             versions.add(p.version)
         assert len(versions) == 1
         assert {p.url for p in players} == {a.url, b.url}
+        # Rated once, by the process whose append finished the match; everyone sees it.
+        for p in players:
+            await p.until(lambda c: c.doc is not None and c.doc["room"]["ratings"] is not None)
+        changes = {str(p.doc["room"]["ratings"]) for p in players}  # type: ignore[index]
+        assert len(changes) == 1
+        for p in players:
+            profile = await p.request({"type": "profile"}, "profile")
+            assert profile["matches"] == 1
     finally:
         for p in players:
             await p.close()

@@ -25,9 +25,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "server.maintenance",
         "server.live_room",
         "server.records",
+        "server.identity",
         "server.bots",
     ),
-    "room": ("server.room", "server.fanout"),
+    "room": ("server.room", "server.fanout", "server.ratings"),
     "foundations": (
         "server",
         "server.bot_pool",

@@ -28,6 +28,11 @@ Key layout (``kc`` is the default prefix)::
     kc:{daily:DAY}:board, :entries   sorted set (penalty, then hands) and JSON entries
     kc:{alltime}:won/played/penalty/hands   sorted sets of each player's sums
     kc:{alltime}:names               hash player -> display name
+    kc:{ident}:names                 hash player -> the display name it goes by now
+    kc:{ident}:recovery              hash recovery code hash -> player (never the code)
+    kc:{ident}:recovery-of           hash player -> its current recovery code hash
+    kc:{ratings}:players             hash player -> JSON {mu, sigma, matches}
+    kc:{ratings}:board               sorted set player -> rating (players with enough matches)
     channel kc:{NAME}                pub/sub channel for the store channel NAME (room:CODE,
                                      proc:ID, admin), on the shard of the room's keys
 
@@ -53,6 +58,7 @@ composed into :class:`RedisStore` (:mod:`.store`):
     presence     heartbeats, presence and room leases
     matchmaking  the quick-play queues
     records      secrets, match records, the daily and all-time boards
+    standing     display names, recovery codes, ratings and the rating board
     pubsub       subscriptions and the announcement listener
 """
 

@@ -144,6 +144,39 @@ return 0
 """
 
 
+# KEYS: recovery hash (code hash -> player), recovery-of hash (player -> code hash).
+# ARGV: player, new code hash. The player's earlier code stops working.
+_SET_RECOVERY = """
+local old = redis.call('HGET', KEYS[2], ARGV[1])
+if old then redis.call('HDEL', KEYS[1], old) end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[1])
+return 1
+"""
+
+# KEYS: ratings hash (player -> JSON {mu, sigma, matches}), rating board zset.
+# ARGV: n, then n times (player, expected matches, JSON rating), then m, then m times
+# (player, board score). Returns 0 and changes nothing when a player's stored matches are
+# not the expected ones (another match was rated meanwhile), else 1.
+_UPDATE_RATINGS = """
+local n = tonumber(ARGV[1])
+for i = 0, n - 1 do
+  local raw = redis.call('HGET', KEYS[1], ARGV[2 + i * 3])
+  local have = 0
+  if raw then have = tonumber(cjson.decode(raw)['matches']) end
+  if have ~= tonumber(ARGV[3 + i * 3]) then return 0 end
+end
+for i = 0, n - 1 do
+  redis.call('HSET', KEYS[1], ARGV[2 + i * 3], ARGV[4 + i * 3])
+end
+local at = 2 + n * 3
+local m = tonumber(ARGV[at])
+for j = 0, m - 1 do
+  redis.call('ZADD', KEYS[2], ARGV[at + 2 + j * 2], ARGV[at + 1 + j * 2])
+end
+return 1
+"""
+
 CREATE = Script.of(_CREATE)
 APPEND = Script.of(_APPEND)
 READ = Script.of(_READ)
@@ -154,3 +187,5 @@ QUEUE_LEAVE = Script.of(_QUEUE_LEAVE)
 QUEUE_TAKE = Script.of(_QUEUE_TAKE)
 LEAD = Script.of(_LEAD)
 RESIGN = Script.of(_RESIGN)
+SET_RECOVERY = Script.of(_SET_RECOVERY)
+UPDATE_RATINGS = Script.of(_UPDATE_RATINGS)

@@ -11,9 +11,10 @@ from .presence import Presence
 from .pubsub import Announcements
 from .records import Records
 from .rooms import EventLog
+from .standing import Standing
 
 
-class RedisStore(EventLog, Presence, Matchmaking, Records, Announcements):
+class RedisStore(EventLog, Presence, Matchmaking, Records, Standing, Announcements):
     """A :class:`~server.store.base.Store` shared by every process pointing at one Redis.
 
     ``url`` says where Redis is: one server (redis-py's ``redis://host:6379/0``,

@@ -1,0 +1,75 @@
+// You, as the server knows you: name and tag, rating, and the recovery code that takes this
+// identity to another browser. The code is shown once and kept nowhere in the page's storage.
+
+import { currentName, send } from "./connection.js";
+import { $ } from "./dom.js";
+import { t } from "./i18n.js";
+import { NAME, S, storage } from "./state.js";
+import { toast } from "./toasts.js";
+
+/** The lobby's line about you: "Ana#4F7K · rating 1034 · 5 rated matches". */
+export function renderMe() {
+  const me = S.profile;
+  const line = $("me-line");
+  if (!me) {
+    line.textContent = "";
+    return;
+  }
+  const parts = [
+    t("me.line", { name: me.name, tag: me.tag, rating: me.rating }),
+    me.listed
+      ? t("me.matches", { n: me.matches })
+      : t("me.provisional", { n: me.matches, min: me.min_matches }),
+  ];
+  line.textContent = parts.join(" · ");
+}
+
+export function askProfile() {
+  send({ type: "profile" });
+}
+
+export function onProfile(frame) {
+  S.profile = frame;
+  renderMe();
+}
+
+/** A welcome: after a recovery, this browser is now the recovered player. */
+export function onWelcomeMe(frame) {
+  if (S.recovering && typeof frame.name === "string") {
+    S.recovering = false;
+    $("name").value = frame.name;
+    storage.set(localStorage, NAME, frame.name);
+    S.helloName = frame.name;
+    $("me-recover").hidden = true;
+    $("me-recover-code").value = "";
+    toast(t("me.recovered", { name: frame.name }), "info");
+  }
+  askProfile();
+}
+
+export function onRecoveryCode(frame) {
+  const box = $("me-code-box");
+  box.textContent = t("me.code_shown", { code: String(frame.code) });
+  box.hidden = false;
+}
+
+export function wireMe() {
+  $("name").addEventListener("change", () => {
+    const name = currentName();
+    if (S.profile && name !== S.profile.name) send({ type: "rename", name });
+  });
+  $("me-code").addEventListener("click", () => send({ type: "recovery_code" }));
+  $("me-use").addEventListener("click", () => {
+    const form = $("me-recover");
+    form.hidden = !form.hidden;
+    if (!form.hidden) $("me-recover-code").focus();
+  });
+  $("me-recover").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const code = $("me-recover-code").value.trim();
+    if (!code) return;
+    S.recovering = true;
+    $("me-code-box").hidden = true;
+    send({ type: "recover", code });
+  });
+}

@@ -1,0 +1,296 @@
+"""Ratings, tags, abandonment and recovery codes, on both stores, over real WebSockets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import urllib.request
+from typing import Any
+
+import pytest
+from openskill.models import PlackettLuce
+
+from clients.net import GameClient, ServerError
+from protocol.bots.calibration import LEVEL_RATINGS
+from server.app import GameServer, port_of
+from server.identity import tag_of
+from server.ratings import MIN_MATCHES, display
+from server.records import Records
+
+from .conftest import ClientFactory
+from .test_match_flow import play_until_finished
+
+MODEL = PlackettLuce()
+
+
+def get(game: GameServer, path: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port_of(game)}{path}", timeout=5) as reply:
+        return dict(json.load(reply))
+
+
+def record(seats: list[Any], totals: list[int], **extra: Any) -> dict[str, Any]:
+    """A finished match's record as the room writes it (what rating reads of it)."""
+    low = min(totals)
+    return {
+        "id": extra.pop("id", "ROOM01-1"),
+        "room": "ROOM01",
+        "finished_at": 0.0,
+        "seats": seats,
+        "players": extra.pop("players"),
+        "results": [totals],
+        "totals": totals,
+        "winners": [i for i, t in enumerate(totals) if t == low],
+        "daily": None,
+        "rated": True,
+        "abandoned": extra.pop("abandoned", []),
+        **extra,
+    }
+
+
+def person(name: str) -> dict[str, Any]:
+    return {"name": name, "kind": "human", "level": None}
+
+
+def bot(level: str) -> dict[str, Any]:
+    return {"name": "Bot", "kind": "bot", "level": level}
+
+
+async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
+    server: GameServer,
+) -> None:
+    records = server.records
+    seats = [person("Ana"), bot("medium"), person("Ben"), bot("easy")]
+    people = [("pa", "Ana", 0), ("pb", "Ben", 2)]
+    # Ana and Ben tie for first; the medium bot is third, the easy one last.
+    first = record(seats, [5, 12, 5, 30], players=["pa", None, "pb", None])
+    changes = await records.record_finished(first, people, None)
+    r = MODEL.rating
+    expected = MODEL.rate(
+        [[r()], [r(*LEVEL_RATINGS["medium"])], [r()], [r(*LEVEL_RATINGS["easy"])]],
+        ranks=[1, 3, 1, 4],
+    )
+    stored = await server.store.ratings(["pa", "pb"])
+    for player, seat in (("pa", 0), ("pb", 2)):
+        assert stored[player]["mu"] == pytest.approx(expected[seat][0].mu)
+        assert stored[player]["sigma"] == pytest.approx(expected[seat][0].sigma)
+        assert stored[player]["matches"] == 1
+    assert changes is not None and changes[1] is None and changes[3] is None
+    assert changes[0] == {
+        "before": 1000,
+        "after": display((expected[0][0].mu, expected[0][0].sigma)),
+        "matches": 1,
+    }
+    # The next match starts from the ratings the first one left (Ben wins alone).
+    again = record(seats, [9, 3, 2, 30], id="ROOM01-2", players=["pa", None, "pb", None])
+    await records.record_finished(again, people, None)
+    ana, ben = expected[0][0], expected[2][0]
+    second = MODEL.rate(
+        [[ana], [r(*LEVEL_RATINGS["medium"])], [ben], [r(*LEVEL_RATINGS["easy"])]],
+        ranks=[3, 2, 1, 4],
+    )
+    stored = await server.store.ratings(["pa", "pb"])
+    assert stored["pa"]["mu"] == pytest.approx(second[0][0].mu)
+    assert stored["pb"]["sigma"] == pytest.approx(second[2][0].sigma)
+
+
+async def test_two_matches_of_one_person_rated_at_once_both_count(server: GameServer) -> None:
+    # Two processes' Records over the one store, each rating a match Ana just finished.
+    here, there = Records(server.settings, server.store), Records(server.settings, server.store)
+    seats = [person("Ana"), bot("random")]
+    won = record(seats, [1, 9], id="ROOM01-1", players=["pa", None])
+    lost = record(seats, [9, 1], id="ROOM02-1", players=["pa", None])
+    ana = [("pa", "Ana", 0)]
+    await asyncio.gather(
+        here.record_finished(won, ana, None), there.record_finished(lost, ana, None)
+    )
+    [stored] = (await server.store.ratings(["pa"])).values()
+    assert stored["matches"] == 2
+    r, level = MODEL.rating, LEVEL_RATINGS["random"]
+    orders = []
+    for first, second in (([1, 2], [2, 1]), ([2, 1], [1, 2])):
+        [[mid], _] = MODEL.rate([[r()], [r(*level)]], ranks=first)
+        [[end], _] = MODEL.rate([[mid], [r(*level)]], ranks=second)
+        orders.append((end.mu, end.sigma))
+    assert any(
+        stored["mu"] == pytest.approx(mu) and stored["sigma"] == pytest.approx(sigma)
+        for mu, sigma in orders
+    )
+
+
+async def test_abandoning_takes_the_last_place_and_never_a_win(server: GameServer) -> None:
+    records = server.records
+    seats = [person("Ana"), person("Ben"), bot("medium")]
+    # Ana was away (a bot finished for her) and her bot came first: she still comes last.
+    match = record(seats, [2, 10, 8], players=["pa", "pb", None], abandoned=[0])
+    await records.record_finished(match, [("pa", "Ana", 0), ("pb", "Ben", 1)], None)
+    r = MODEL.rating
+    expected = MODEL.rate([[r()], [r()], [r(*LEVEL_RATINGS["medium"])]], ranks=[3, 2, 1])
+    stored = await server.store.ratings(["pa", "pb"])
+    assert stored["pa"]["mu"] == pytest.approx(expected[0][0].mu)
+    assert stored["pb"]["mu"] == pytest.approx(expected[1][0].mu)
+    board = {row["player"]: row for row in (await records.leaderboard("alltime", None))[0]}
+    assert board["pa"]["won"] == 0 and board["pa"]["played"] == 1
+    assert [s["seat"] for s in await records.match_summaries("pa")] == [0]
+
+
+async def test_the_top_players_board_needs_enough_matches_and_tags_everyone(
+    server: GameServer,
+) -> None:
+    records = server.records
+    seats = [person("Ana"), bot("random")]
+    for n in range(MIN_MATCHES):
+        rows, _ = await records.leaderboard("rating", None)
+        assert rows == []  # not listed before the minimum
+        match = record(seats, [1, 9], id=f"ROOM01-{n + 1}", players=["pa", None])
+        await records.record_finished(match, [("pa", "Ana", 0)], None)
+    rows, _ = await records.leaderboard("rating", None)
+    assert [(row["name"], row["tag"], row["matches"]) for row in rows] == [
+        ("Ana", tag_of("pa"), MIN_MATCHES)
+    ]
+    profile = await records.profile("pa", "Ana")
+    assert profile["rating"] == rows[0]["rating"] and profile["listed"]
+    payload = await asyncio.to_thread(get, server, "/api/leaderboard?board=rating")
+    assert payload["entries"] == rows
+
+
+async def finish_against_a_bot(c: GameClient, **options: Any) -> dict[str, Any]:
+    """Create a 2-seat room against a random bot, play it out; the finished document."""
+    await c.create(seats=2, target=3, bots=[None, "random"], **options)
+    await c.start()
+    await play_until_finished([c], random.Random(3))
+    await c.until(lambda cl: cl.game is not None and cl.game["phase"] == "finished")
+    return dict(c.doc or {})
+
+
+async def test_the_room_shows_each_persons_rating_change_once_the_match_is_rated(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana = await client("Ana")
+    doc = await finish_against_a_bot(ana)
+    assert doc["room"]["rated"] is True
+    await ana.until(lambda c: c.doc is not None and c.doc["room"]["ratings"] is not None)
+    change = ana.doc["room"]["ratings"][0]  # type: ignore[index]
+    assert ana.doc["room"]["ratings"][1] is None  # type: ignore[index]
+    # The change is what openskill makes of the finished order.
+    totals = ana.game["totals"]  # type: ignore[index]
+    ranks = [1 + sum(1 for o in totals if o < t) for t in totals]
+    r = MODEL.rating
+    [[mine], _] = MODEL.rate([[r()], [r(*LEVEL_RATINGS["random"])]], ranks=ranks)
+    assert change == {"before": 1000, "after": display((mine.mu, mine.sigma)), "matches": 1}
+    profile = await ana.request({"type": "profile"}, "profile")
+    assert profile["rating"] == change["after"] and profile["matches"] == 1
+    assert profile["tag"] == tag_of(str(ana.player_id)) and not profile["listed"]
+
+
+async def test_casual_rooms_and_known_deals_are_not_rated(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana = await client("Ana")
+    doc = await finish_against_a_bot(ana, casual=True)
+    assert doc["room"]["rated"] is False and doc["room"]["options"]["casual"] is True
+    await ana.send({"type": "leave"})
+    await ana.wait_for(lambda f: f["type"] == "left")
+    doc = await finish_against_a_bot(ana, seed="known")
+    assert doc["room"]["rated"] is False
+    await asyncio.sleep(0.2)
+    profile = await ana.request({"type": "profile"}, "profile")
+    assert profile["matches"] == 0 and profile["rating"] == 1000
+    # Both are in the history all the same.
+    for _ in range(50):
+        matches = (await ana.request({"type": "my_matches"}, "matches"))["matches"]
+        if len(matches) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert len(matches) == 2
+
+
+async def test_a_person_who_leaves_a_match_to_a_bot_has_abandoned_it(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana, ben = await client("Ana"), await client("Ben")
+    code = await ana.create(seats=2, target=3)
+    await ben.join(code)
+    await ben.ready()
+    await ana.start()
+    await ben.until(lambda c: c.game is not None)
+    ben_id = ben.player_id
+    await ben.send({"type": "leave"})
+    await ben.wait_for(lambda f: f["type"] == "left")
+    await play_until_finished([ana], random.Random(2))
+    await ana.until(lambda c: c.doc is not None and c.doc["room"]["ratings"] is not None)
+    changes = ana.doc["room"]["ratings"]  # type: ignore[index]
+    assert changes[1] is not None  # Ben is rated: last, whatever his bot did
+    r = MODEL.rating
+    [[a], [b]] = MODEL.rate([[r()], [r()]], ranks=[1, 2])
+    assert changes[0]["after"] == display((a.mu, a.sigma))
+    assert changes[1]["after"] == display((b.mu, b.sigma))
+    board = {row["player"]: row for row in (await server.records.leaderboard("alltime", None))[0]}
+    assert board[ben_id]["won"] == 0 and board[ben_id]["played"] == 1
+    [summary] = await server.records.match_summaries(str(ben_id))
+    assert summary["seat"] == 1 and summary["abandoned"] == [1]
+
+
+async def test_a_recovery_code_takes_the_identity_to_another_client(
+    server: GameServer, client: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    ana = await client("Ana")
+    await finish_against_a_bot(ana)
+    await ana.until(lambda c: c.doc is not None and c.doc["room"]["ratings"] is not None)
+    mine = await ana.request({"type": "profile"}, "profile")
+    old_code = await ana.recovery_code()
+    code = await ana.recovery_code()  # a new one: the first stops working
+    assert code != old_code and len(code.replace("-", "")) == 16
+    other = await client("Someone")
+    before = other.player_id
+    with pytest.raises(ServerError) as refused:
+        await other.recover(old_code)
+    assert refused.value.code == "bad_recovery_code" and other.player_id == before
+    with caplog.at_level(logging.DEBUG):
+        welcome = await other.recover(code.lower().replace("-", " "))
+    assert welcome["player_id"] == ana.player_id and welcome["name"] == "Ana"
+    assert welcome["tag"] == mine["tag"] and welcome["player"] != ana.player
+    assert code not in caplog.text and str(welcome["player"]) not in caplog.text
+    # The same player: history, rating, and again after reconnecting with the new token.
+    matches = (await other.request({"type": "my_matches"}, "matches"))["matches"]
+    assert len(matches) == 1
+    assert (await other.request({"type": "profile"}, "profile"))["rating"] == mine["rating"]
+    third = GameClient(other.url, "Ana")
+    third.player = other.player
+    await third.connect()
+    try:
+        assert third.player_id == ana.player_id
+    finally:
+        await third.close()
+    # A forged recovered token is just another (new) player.
+    forged = GameClient(other.url, "Eve")
+    forged.player = f"r1-{ana.player_id}-{'0' * 32}"
+    await forged.connect()
+    try:
+        assert forged.player_id != ana.player_id
+    finally:
+        await forged.close()
+
+
+async def test_renaming_shows_the_new_name_with_the_same_tag_on_every_board(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana = await client("Ana")
+    await finish_against_a_bot(ana)
+    await ana.until(lambda c: c.doc is not None and c.doc["room"]["ratings"] is not None)
+    reply = await ana.request({"type": "rename", "name": "Ana B"}, "profile")
+    assert reply["name"] == "Ana B"
+    with pytest.raises(ServerError) as refused:
+        await ana.request({"type": "rename", "name": "\u200b\n"}, "profile")
+    assert refused.value.code == "bad_message"
+    for board in ("alltime", "rating", "daily"):
+        rows = (await ana.request({"type": "leaderboard", "board": board}, "leaderboard"))[
+            "entries"
+        ]
+        for row in rows:
+            assert row["tag"] == tag_of(row["player"])
+        if board == "alltime":
+            assert [(r["name"], r["tag"]) for r in rows] == [("Ana B", reply["tag"])]
+    [summary] = (await ana.request({"type": "my_matches"}, "matches"))["matches"]
+    assert summary["seats"][0]["tag"] == reply["tag"] and summary["seats"][1]["tag"] is None
