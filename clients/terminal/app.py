@@ -497,6 +497,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--token-file", type=Path, help=f"where seat and player tokens are kept ({default_path()})"
     )
+    p.add_argument(
+        "--recover",
+        metavar="CODE",
+        help="become the player a recovery code belongs to (shown by the web client or by "
+        "--recovery-code), keep that identity in the token file, and exit",
+    )
+    p.add_argument(
+        "--recovery-code",
+        action="store_true",
+        help="print a new recovery code for this player (shown once; the one before stops "
+        "working) and exit",
+    )
     p.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     p.add_argument(
@@ -514,12 +526,32 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+async def identity(app: TerminalClient, args: argparse.Namespace, out: Write) -> int:
+    """``--recover CODE`` or ``--recovery-code``: take an identity here, or show how to take
+    this one elsewhere; then stop."""
+    client = app.client
+    try:
+        if args.recover:
+            welcome = await client.recover(args.recover)
+            app.save_player()
+            out(f"You are {welcome['name']}#{welcome['tag']} here now: history and rating follow.")
+        else:
+            code = await client.recovery_code()
+            out(f"Your recovery code: {code}")
+            out("It is shown only this once. Use it in another browser, or with --recover here.")
+    except (ServerError, TimeoutError, ConnectionError) as exc:
+        out(f"That did not work: {exc}")
+        return 1
+    finally:
+        await client.close()
+    return 0
+
+
 def full_screen(args: argparse.Namespace) -> bool:
     """Whether to run the full-screen client: both ends are a terminal and no ``--plain``
-    (nor ``--leaderboard``, which prints a board and exits)."""
-    return (
-        not args.plain and args.leaderboard is None and sys.stdin.isatty() and sys.stdout.isatty()
-    )
+    (nor ``--leaderboard``, ``--recover`` or ``--recovery-code``, which print and exit)."""
+    once = args.leaderboard is not None or args.recover or args.recovery_code
+    return not args.plain and not once and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def entry_from(args: argparse.Namespace) -> Entry:
@@ -565,6 +597,8 @@ async def amain(
         out(f"Cannot connect to {args.url}: {exc}")
         return 1
     app.save_player()
+    if args.recover or args.recovery_code:
+        return await identity(app, args, out)
     if args.leaderboard is not None:
         try:
             out(await app.leaderboard(args.leaderboard))

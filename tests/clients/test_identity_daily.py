@@ -231,3 +231,37 @@ async def test_matches_and_leaderboards_from_inside_a_room(url: str, tmp_path: P
     await screen.shows("Which board? leaderboard daily, or leaderboard alltime.")
     await lines.put("quit")
     assert await asyncio.wait_for(run, 10) == 0
+
+
+async def test_a_recovery_code_brings_an_identity_to_the_terminal(
+    daily_url: str, tmp_path: Path
+) -> None:
+    # Someone in a browser (any client) asks for a recovery code.
+    browser = GameClient(daily_url, "Ana")
+    await browser.connect()
+    try:
+        code = await browser.recovery_code()
+        lines: list[str] = []
+        tokens = tmp_path / "tokens.json"
+        argv = ["--url", daily_url, "--name", "Someone", "--token-file", str(tokens)]
+        assert await amain([*argv, "--recover", code.lower()], write=lines.append) == 0
+        # Same identity, so the same tag (the name is the one this run gave, till a match).
+        tag = next(f["tag"] for f in browser.frames if f["type"] == "welcome")
+        assert any(line.startswith(f"You are Someone#{tag} ") for line in lines), lines
+        # The terminal keeps the identity: the next run is the same player.
+        saved = json.loads(tokens.read_text(encoding="utf-8"))[daily_url]["player"]
+        assert saved["id"] == browser.player_id
+        again = GameClient(daily_url, "Ana")
+        again.player = TokenFile(tokens).player(daily_url)
+        await again.connect()
+        assert again.player_id == browser.player_id
+        await again.close()
+        # A new code from the terminal replaces the browser's: the old one stops working.
+        lines.clear()
+        assert await amain([*argv, "--recovery-code"], write=lines.append) == 0
+        assert any(line.startswith("Your recovery code: ") for line in lines), lines
+        lines.clear()
+        assert await amain([*argv, "--recover", code], write=lines.append) == 1
+        assert any("did not work" in line for line in lines), lines
+    finally:
+        await browser.close()
