@@ -15,8 +15,9 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from protocol.engine import Options, new_match, seat_view
 
@@ -41,6 +42,8 @@ class GameResult:
 
     seed: str
     candidate: int
+    levels: tuple[str, ...] = ()
+    totals: tuple[int, ...] = ()
     penalties: list[tuple[int, ...]] = field(default_factory=list)
     blocked: int = 0
     winners: tuple[int, ...] = ()
@@ -56,7 +59,7 @@ def play_game(game: Game) -> GameResult:
         make_bot(level, f"{game.seed}:{seat}", budget_ms=game.budget_ms)
         for seat, level in enumerate(game.levels)
     ]
-    out = GameResult(game.seed, game.candidate)
+    out = GameResult(game.seed, game.candidate, game.levels)
     turn_total = 0.0
     while match.phase != "finished":
         if match.phase == "hand_over":
@@ -79,7 +82,18 @@ def play_game(game: Game) -> GameResult:
             out.penalties.append(result.penalties)
             out.blocked += result.reason == "blocked"
     out.winners = match.winners
+    out.totals = match.totals
     return out
+
+
+def game_record(res: GameResult) -> dict[str, Any]:
+    """One finished match as a JSON line of ``--games``: who sat where and the totals."""
+    return {
+        "seed": res.seed,
+        "levels": list(res.levels),
+        "totals": list(res.totals),
+        "winners": list(res.winners),
+    }
 
 
 def duplicate_games(
@@ -176,8 +190,10 @@ def run(
     target: int = 25,
     budget_ms: float | None = DEFAULT_BUDGET_MS,
     jobs: int = 1,
+    games_out: TextIO | None = None,
 ) -> dict[str, Any]:
-    """Play a duplicate run and summarize it (``jobs`` worker processes)."""
+    """Play a duplicate run and summarize it (``jobs`` worker processes); every match is
+    also written to ``games_out`` as a JSON line when given."""
     games = list(
         duplicate_games(
             candidate, opponents, seats, matches, seed=seed, target=target, budget_ms=budget_ms
@@ -188,6 +204,10 @@ def run(
             results = list(pool.map(play_game, games, chunksize=4))
     else:
         results = [play_game(g) for g in games]
+    if games_out is not None:
+        for res in results:
+            games_out.write(json.dumps(game_record(res)) + "\n")
+        games_out.flush()
     summary = summarize(results, seats)
     summary["candidate"] = candidate
     summary["opponents"] = list(opponents)
@@ -262,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--table", metavar="LEVELS", help="comma-separated levels: play all against all"
     )
     parser.add_argument("--json", action="store_true", help="print JSON lines")
+    parser.add_argument(
+        "--games", metavar="FILE", help="append every match (levels, totals) to FILE as JSON lines"
+    )
     args = parser.parse_args(argv)
     budget = args.budget_ms if args.budget_ms > 0 else None
     common: dict[str, Any] = {
@@ -270,6 +293,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "budget_ms": budget,
         "jobs": args.jobs,
     }
+    with ExitStack() as stack:
+        if args.games:
+            common["games_out"] = stack.enter_context(open(args.games, "a", encoding="utf-8"))
+        return _play(parser, args, common)
+
+
+def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, common: dict[str, Any]) -> int:
     if args.table:
         levels = [lv.strip() for lv in args.table.split(",") if lv.strip()]
         unknown = [lv for lv in levels if lv not in LEVELS]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from protocol.engine import END_TURN, Action, action_from_text
@@ -22,6 +22,7 @@ from .model import (
     piles_from_view,
     to_action,
 )
+from .notes import Avoid, Notes, observe, remember
 
 
 @runtime_checkable
@@ -36,8 +37,9 @@ class Bot(Protocol):
 
 
 #: What a bot carries from one decision to its next: the state of its random stream, the
-#: rest of the turn it planned, and the hand and piles that plan expects to see next.
-Memory = tuple[tuple[Any, ...], tuple[CardMove, ...], tuple[int, Piles] | None]
+#: rest of the turn it planned, the hand and piles that plan expects to see next, and what
+#: it noted of the other hands from the play it saw (:mod:`.notes`; None if it keeps none).
+Memory = tuple[tuple[Any, ...], tuple[CardMove, ...], tuple[int, Piles] | None, Notes | None]
 
 
 @runtime_checkable
@@ -65,7 +67,8 @@ class Seen:
     """What a seat knows on its turn, in compact form.
 
     ``unseen`` is the mask of cards neither in the seat's hand nor on the table: they are in
-    the other hands or in the stock, in an order nobody knows.
+    the other hands or in the stock, in an order nobody knows. ``avoid`` holds, per seat,
+    what the seat's earlier views showed of that hand (:mod:`.notes`; empty when unknown).
     """
 
     seat: int
@@ -76,6 +79,9 @@ class Seen:
     stock: int
     unseen: int
     can_end: bool
+    totals: tuple[int, ...] = ()
+    target: int = 25
+    avoid: tuple[tuple[Avoid, ...], ...] = ()
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Seen:
@@ -93,6 +99,8 @@ class Seen:
             stock=int(view["stock"]),
             unseen=FULL_MASK & ~hand & ~table,
             can_end="end" in view["legal"],
+            totals=tuple(int(t) for t in view.get("totals", ())),
+            target=int(view.get("target", 25)),
         )
 
     def kings_first_blocks(self, hand: int, piles: Piles) -> bool:
@@ -114,24 +122,28 @@ class PlanningBot:
     """
 
     level = "planning"
+    #: Whether the bot keeps notes of the other hands (:mod:`.notes`) for its plans.
+    observes = False
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = make_rng(seed, self.level)
         self._plan: list[CardMove] = []
         self._expect: tuple[int, Piles] | None = None
+        self._notes: Notes | None = None
 
     def plan(self, seen: Seen) -> list[CardMove]:
         raise NotImplementedError
 
     def memory(self) -> Memory:
         """What this bot carries to its next decision (see :class:`RememberingBot`)."""
-        return (self.rng.getstate(), tuple(self._plan), self._expect)
+        return (self.rng.getstate(), tuple(self._plan), self._expect, self._notes)
 
     def recall(self, memory: Memory) -> None:
         """Take up where the bot that gave ``memory`` left off."""
-        state, plan, expect = memory
+        state, plan, expect = memory[0], memory[1], memory[2]
         self.rng.setstate(state)
         self._plan, self._expect = list(plan), expect
+        self._notes = memory[3]
 
     def choose(self, view: Mapping[str, Any]) -> Action:
         legal: list[str] = list(view["legal"])
@@ -139,9 +151,25 @@ class PlanningBot:
             raise ValueError("choose() needs a view of the seat on its turn")
         state = (mask_of(view["hand"]), piles_from_view(view))
         if self._expect != state:
-            self._plan = self.plan(Seen.from_view(view))
+            seen = Seen.from_view(view)
+            if self.observes:
+                seen = self._observe(view, seen)
+            self._plan = self.plan(seen)
+            if self.observes:
+                end = state
+                for move in self._plan:
+                    end = do_move(end[0], end[1], move)
+                self._notes = remember(view, seen.seat, end[1], seen.avoid)
         action, self._plan, self._expect = _step(self._plan, state, legal)
         return action
+
+    def _observe(self, view: Mapping[str, Any], seen: Seen) -> Seen:
+        """``seen`` with the notes of the other hands as they stand at this turn."""
+        if view.get("moved") and self._notes is not None:
+            kept = self._notes[1]  # mid-turn: the notes made at this turn's start
+        else:
+            kept = observe(self._notes, view, seen.seat, seen.piles, seen.unseen)
+        return replace(seen, avoid=kept)
 
 
 def _step(
@@ -175,7 +203,7 @@ def follow_plan(memory: Memory | None, view: Mapping[str, Any]) -> tuple[Action,
     if not legal or memory[2] != state:
         return None
     action, plan, expect = _step(list(memory[1]), state, legal)
-    return action, (memory[0], tuple(plan), expect)
+    return action, (memory[0], tuple(plan), expect, memory[3])
 
 
 __all__ = ["Bot", "Memory", "PlanningBot", "RememberingBot", "Seen", "follow_plan", "make_rng"]

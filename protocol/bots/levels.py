@@ -10,6 +10,7 @@ from protocol.engine import Action
 from protocol.errors import BadOptions
 
 from .base import Memory, RememberingBot
+from .evaluate import Weights
 from .human import SloppyBot
 from .search import SearchBot, SearchConfig
 from .simple import HeuristicBot, RandomBot
@@ -17,10 +18,14 @@ from .simple import HeuristicBot, RandomBot
 #: The time a search level may spend on one turn unless told otherwise.
 DEFAULT_BUDGET_MS = 75.0
 
+#: The static evaluation of ``medium`` and ``hard``: a card is kept back when the hand builds
+#: on it or it fits a top later (arena-tuned against the heuristic).
+KEEPING_WEIGHTS = Weights(my_fit=0.5, chain=0.3)
+
 #: The strength settings of the search levels.
 CONFIGS: dict[str, SearchConfig] = {
-    "medium": SearchConfig(overlook_moves=0.35, noise=0.7),
-    "hard": SearchConfig(),
+    "medium": SearchConfig(noise=0.2, weights=KEEPING_WEIGHTS),
+    "hard": SearchConfig(worlds=48, candidates=6, first_stage=8, weights=KEEPING_WEIGHTS),
     "expert": SearchConfig(worlds=240, candidates=16, first_stage=16),
 }
 

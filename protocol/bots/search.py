@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .base import PlanningBot, Seen
 from .evaluate import DEFAULT_WEIGHTS, WIN, Weights, evaluate
-from .model import MOVE, CardMove
+from .model import MOVE, CardMove, cards_of
 from .turnsearch import TurnEnd, turn_ends
 from .worlds import DEFAULT_SCORING, RoundScoring, play_round, sample_world
 
@@ -47,6 +47,7 @@ class SearchBot(PlanningBot):
         self.level = level
         super().__init__(seed)
         self.config = config
+        self.observes = config.worlds > 0
 
     def plan(self, seen: Seen) -> list[CardMove]:
         return list(self.best_end(seen).path)
@@ -84,9 +85,10 @@ class SearchBot(PlanningBot):
         alive = list(range(len(candidates)))
         used = 0
         step = max(1, cfg.first_stage)
+        unseen = cards_of(seen.unseen)
         while len(alive) > 1 and used < cfg.worlds:
             for _ in range(min(step, cfg.worlds - used)):
-                world = sample_world(seen, self.rng)
+                world = sample_world(seen, self.rng, unseen)
                 for i in alive:
                     end = candidates[i]
                     totals[i] += play_round(seen, world, end.hand, end.piles, cfg.scoring)

@@ -22,7 +22,7 @@ class RandomBot:
 
     def memory(self) -> Memory:
         """Its random stream's state: it plans nothing."""
-        return (self.rng.getstate(), (), None)
+        return (self.rng.getstate(), (), None, None)
 
     def recall(self, memory: Memory) -> None:
         self.rng.setstate(memory[0])

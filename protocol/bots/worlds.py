@@ -15,6 +15,7 @@ from .base import Seen
 from .evaluate import WIN
 from .greedy import greedy_play
 from .model import KING_MASK, Piles, cards_of, hand_penalty
+from .notes import Avoid
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,35 +27,114 @@ class World:
     stock: tuple[int, ...]
 
 
-def sample_world(seen: Seen, rng: random.Random) -> World:
-    """Deal the unseen cards at random to the other seats (by their counts) and the stock."""
-    cards = cards_of(seen.unseen)
+def sample_world(seen: Seen, rng: random.Random, unseen: list[int] | None = None) -> World:
+    """Deal the unseen cards at random to the other seats (by their counts) and the stock,
+    keeping to what the seat noted of each hand (``seen.avoid``).
+
+    ``unseen`` may pass ``cards_of(seen.unseen)`` when sampling many worlds of one view.
+    """
+    cards = cards_of(seen.unseen) if unseen is None else list(unseen)
     rng.shuffle(cards)
-    hands: list[int] = []
+    hands = [0] * seen.seats
+    hands[seen.seat] = seen.hand
+    taken = 0
+    noted = seen.avoid
+    if noted:
+        for seat, avoid in enumerate(noted):
+            if not avoid or seat == seen.seat:
+                continue
+            hands[seat] = _deal_noted(cards, taken, seen.counts[seat], avoid)
+            taken |= hands[seat]
     pos = 0
     for seat, count in enumerate(seen.counts):
-        if seat == seen.seat:
-            hands.append(seen.hand)
+        if seat == seen.seat or (noted and noted[seat]):
             continue
         mask = 0
-        for card in cards[pos : pos + count]:
-            mask |= 1 << card
-        hands.append(mask)
-        pos += count
-    return World(tuple(hands), tuple(cards[pos:]))
+        while count:
+            card = cards[pos]
+            pos += 1
+            if not taken >> card & 1:
+                mask |= 1 << card
+                count -= 1
+        hands[seat] = mask
+        taken |= mask
+    stock = tuple(c for c in cards[pos:] if not taken >> c & 1) if taken else tuple(cards[pos:])
+    return World(tuple(hands), stock)
+
+
+def _deal_noted(cards: list[int], taken: int, count: int, avoid: tuple[Avoid, ...]) -> int:
+    """``count`` of the free ``cards``, in their order, holding at most ``fresh`` of each
+    noted mask (any free cards when the notes cannot all be kept)."""
+    budgets = [fresh for _, fresh in avoid]
+    mask = 0
+    for card in cards:
+        if not count:
+            return mask
+        bit = 1 << card
+        if taken & bit:
+            continue
+        ok = True
+        for i, (noted, _) in enumerate(avoid):
+            if noted & bit and budgets[i] <= 0:
+                ok = False
+                break
+        if not ok:
+            continue
+        for i, (noted, _) in enumerate(avoid):
+            if noted & bit:
+                budgets[i] -= 1
+        mask |= bit
+        count -= 1
+    for card in cards:
+        if not count:
+            break
+        bit = 1 << card
+        if not (taken | mask) & bit:
+            mask |= bit
+            count -= 1
+    return mask
 
 
 @dataclass(frozen=True, slots=True)
 class RoundScoring:
-    """How a simulated round is scored, in cards (see :func:`play_round`)."""
+    """How a simulated round is scored, in penalty points (see :func:`play_round`).
 
-    lose: float = 8.0
-    win: float = 8.0
-    king: float = 1.5
-    others: float = 0.15
+    A hand that ends inside the round scores its real penalties (kings 10, others 1). One
+    still going scores each hand as its cards plus ``king`` more per king, times
+    ``pending`` (a penalty not yet certain). ``match`` is what deciding the match is worth:
+    a win counts ``match * (1 - 1/seats)``, a loss ``-match / seats``. Going out first is
+    worth ``out`` more than its penalties say, another seat going out ``out`` less (the
+    hand is won or lost, not only its points).
+    """
+
+    king: float = 4.0
+    pending: float = 0.8
+    match: float = 10.0
+    out: float = 7.0
 
 
 DEFAULT_SCORING = RoundScoring()
+
+
+def _pending(hand: int, king: float) -> float:
+    return hand.bit_count() + king * (hand & KING_MASK).bit_count()
+
+
+def _ended(seen: Seen, hands: list[int], out: int, scoring: RoundScoring) -> float:
+    """The value of a hand that ends with ``out`` going out and the others holding ``hands``."""
+    me = seen.seat
+    seats = seen.seats
+    penalties = [0 if s == out else hand_penalty(h) for s, h in enumerate(hands)]
+    value = (sum(penalties) - penalties[me]) / (seats - 1) - penalties[me]
+    value += scoring.out if out == me else -scoring.out
+    if seen.totals:
+        totals = [t + p for t, p in zip(seen.totals, penalties, strict=True)]
+        if max(totals) >= seen.target:
+            low = min(totals)
+            winners = sum(1 for t in totals if t == low)
+            share = 1.0 / winners if totals[me] == low else 0.0
+            value += scoring.match * (share - 1.0 / seats)
+    return value
 
 
 def play_round(
@@ -64,12 +144,12 @@ def play_round(
     piles: Piles,
     scoring: RoundScoring = DEFAULT_SCORING,
 ) -> float:
-    """Value for the viewer of ending its turn with ``hand`` and ``piles`` in ``world``.
+    """Value for the viewer of ending its turn with ``hand`` and ``piles`` in ``world``:
+    the others' mean penalty minus its own, in points, plus the match when it is decided.
 
     The viewer draws, each other seat plays one greedy turn and draws, then the viewer
-    plays its next turn greedily. The value is minus the cards (kings weighted) the viewer
-    holds after that, plus a little for the cards the others still hold; a seat going out
-    first ends the round as a loss (or a win, for the viewer).
+    plays its next turn greedily. A seat going out ends the hand with its real penalties;
+    otherwise the hands left are priced by :class:`RoundScoring`.
     """
     if not hand:
         return WIN
@@ -87,17 +167,19 @@ def play_round(
         seat = (me + k) % seats
         left = greedy_play(hands[seat], table)
         if not left:
-            return -scoring.lose - hand_penalty(hand)
+            hands[seat] = 0
+            return _ended(seen, hands, seat, scoring)
         if drawn < len(stock):
             left |= 1 << stock[drawn]
             drawn += 1
         hands[seat] = left
     left = greedy_play(hand, table)
-    others = scoring.others * sum(h.bit_count() for h in hands) / (seats - 1)
-    others -= scoring.others * hand.bit_count() / (seats - 1)
+    hands[me] = left
     if not left:
-        return scoring.win + others
-    return -float(left.bit_count()) - scoring.king * (left & KING_MASK).bit_count() + others
+        return _ended(seen, hands, me, scoring)
+    king = scoring.king
+    others = sum(_pending(h, king) for s, h in enumerate(hands) if s != me) / (seats - 1)
+    return scoring.pending * (others - _pending(left, king))
 
 
 __all__ = ["DEFAULT_SCORING", "RoundScoring", "World", "play_round", "sample_world"]

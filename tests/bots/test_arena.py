@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -92,7 +93,14 @@ def test_a_short_duplicate_run_shows_the_heuristic_beating_random_play() -> None
     assert s["hand_win_ci"][0] > 0.5
 
 
-@pytest.mark.long
-def test_long_run_hard_beats_medium() -> None:
-    s = run("hard", ["medium"], 4, 200, jobs=2)
-    assert s["hand_win_ci"][0] > 0.25
+def test_games_file_gets_one_record_per_match(tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    args = ["--candidate", "heuristic", "--opponents", "random", "--seats", "3", "--matches", "2"]
+    assert main([*args, "--budget-ms", "0", "--json", "--games", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 2 * 3
+    for record in records:
+        assert sorted(record["levels"]) == ["heuristic", "random", "random"]
+        assert max(record["totals"]) >= 25
+        low = min(record["totals"])
+        assert record["winners"] == [i for i, t in enumerate(record["totals"]) if t == low]
