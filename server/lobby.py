@@ -218,7 +218,8 @@ class Lobby:
 
     async def _form(self, seats: int, tickets: list[dict[str, Any]]) -> None:
         """Create a room for ``tickets`` (bots in the other seats) and tell each player."""
-        level: Level = "medium" if "medium" in self._bots.levels else "heuristic"
+        # The level "play against the computer" starts with (docs/bots.md says why).
+        level: Level = "hard" if "hard" in self._bots.levels else "heuristic"
         bots: list[Level | None] = [None] * len(tickets)
         bots += [level] * (seats - len(tickets))
         settings = RoomOptions(seats=seats, bots=bots)

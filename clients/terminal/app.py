@@ -56,7 +56,7 @@ Write = Callable[[str], None]
 Mode = Literal["create", "join", "watch", "quick", "daily"]
 
 DEFAULT_URL = "ws://127.0.0.1:8000/"
-DEFAULT_FILL = "medium"
+DEFAULT_FILL = "hard"  # as the web client's "play against the computer" (docs/bots.md)
 #: How long a single wait on the connection lasts before it is simply started again.
 _WAIT = 30.0
 

@@ -2,13 +2,18 @@
 // waiting room: the bot levels as choices of a <select>, and a room's options in one line.
 
 import { el } from "./dom.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 const LEVELS = ["random", "heuristic", "easy", "medium", "hard", "expert"];
+/** A level's name with what kind of player it plays like, where the calibration says. */
+export function levelWithAbout(level) {
+  const about = `level_about.${level}`;
+  return has(about) ? `${t(`level.${level}`)} (${t(about)})` : t(`level.${level}`);
+}
 
 export function levelOptions(select, chosen, extra) {
   const options = extra ? [extra] : [];
-  for (const level of LEVELS) options.push([level, t("lobby.bot", { level: t(`level.${level}`) })]);
+  for (const level of LEVELS) options.push([level, t("lobby.bot", { level: levelWithAbout(level) })]);
   select.replaceChildren(
     ...options.map(([value, label]) =>
       el("option", { value, selected: value === chosen, text: label }),

@@ -30,6 +30,10 @@ export const storage = {
   },
 };
 
+/** The bot level "play against the computer" starts with: a regular player is challenged
+ * (docs/bots.md: the calibration behind it). */
+export const DEFAULT_LEVEL = "hard";
+
 export const SESSION = "kc.session"; // sessionStorage: {room, token, spectate} of this tab
 export const LAST = "kc.last"; // localStorage: {room, token} of the last seat in this browser
 export const NAME = "kc.name";
@@ -69,8 +73,8 @@ export const S = {
   dismissed: null,
   overlayFor: null,
   afterLeave: null,
-  seatChoices: ["medium", "medium", "medium"],
-  fill: "medium",
+  seatChoices: [DEFAULT_LEVEL, DEFAULT_LEVEL, DEFAULT_LEVEL],
+  fill: DEFAULT_LEVEL,
   lastTops: {},
   lastHand: null,
   fresh: new Set(),

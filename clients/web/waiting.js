@@ -5,8 +5,8 @@ import { ensureName, send } from "./connection.js";
 import { botLabel } from "./doc.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
-import { levelOptions, optionsSummary } from "./options.js";
-import { S, render } from "./state.js";
+import { levelOptions, levelWithAbout, optionsSummary } from "./options.js";
+import { DEFAULT_LEVEL, S, render } from "./state.js";
 import { toast } from "./toasts.js";
 
 const TIMER_CHOICES = [30, 60, 120];
@@ -26,7 +26,7 @@ function seatButton(text, onclick, label) {
 export function renderWaiting() {
   const room = S.doc.room;
   const isHost = S.seat !== null && S.seat === room.host;
-  const botLevel = S.fill === "none" ? "medium" : S.fill;
+  const botLevel = S.fill === "none" ? DEFAULT_LEVEL : S.fill;
   $("share-code").textContent = room.code;
   $("share-link").value = shareLink();
   const list = $("wait-seats");
@@ -114,7 +114,7 @@ export function renderWaiting() {
   levelOptions($("start-fill"), S.fill, ["none", t("fill.none")]);
   for (const option of $("start-fill").options) {
     if (option.value !== "none") {
-      option.textContent = t("fill.bot", { level: t(`level.${option.value}`) });
+      option.textContent = t("fill.bot", { level: levelWithAbout(option.value) });
     }
   }
   $("lock-box").checked = Boolean(room.locked);

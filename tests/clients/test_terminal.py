@@ -229,7 +229,7 @@ async def test_quick_play_seats_the_player_at_a_table_with_bots(url: str, tmp_pa
     await screen.shows("Waiting for a table of 2")
     await screen.shows("You are in seat 1 of room ")
     await screen.shows("Your hand (")
-    assert "bot medium" in screen.text
+    assert "bot hard" in screen.text  # quick play fills with the default level
     await lines.put("quit")
     assert await asyncio.wait_for(run, 10) == 0
 

@@ -52,13 +52,13 @@ async def test_a_new_room_from_the_form_then_quick_play_and_the_daily_deal(
         save(app, "lobby-80x24")
         await pilot.press("n")
         screen = await shows(pilot, "New room")
-        assert "Seat 4" in screen and "bot medium" in screen
+        assert "Seat 4" in screen and "bot hard" in screen
         save(app, "create-80x24")
-        await pilot.press("enter")  # the defaults: four seats, three medium bots
+        await pilot.press("enter")  # the defaults: four seats, three hard bots
         screen = await shows(pilot, "Waiting room · room code")
         code = app.client.room
         assert code is not None and isinstance(app.screen, GameScreen)
-        assert screen.count("bot medium") >= 3
+        assert screen.count("bot hard") >= 3
         assert app.client.doc is not None and len(app.client.doc["room"]["seats"]) == 4
 
         # l once asks, l again leaves for good: back in the lobby, the seat token forgotten.

@@ -49,7 +49,7 @@ class KingsCornerApp(App[int]):
         replay_id: str | None = None,
         replay_only: bool = False,
         replay_hand: int | None = None,
-        fill: str = "medium",
+        fill: str = "hard",
     ) -> None:
         super().__init__()
         self.client = client

@@ -462,7 +462,7 @@ class GameScreen(Screen[None]):
             if op == "k":
                 await self.send({"type": "kick", "seat": seat})
             elif entry is None:
-                await self.send({"type": "add_bot", "seat": seat, "level": "medium"})
+                await self.send({"type": "add_bot", "seat": seat, "level": "hard"})
             elif entry["kind"] == "bot":
                 await self.send({"type": "remove_bot", "seat": seat})
             return True
@@ -475,7 +475,7 @@ class GameScreen(Screen[None]):
             return False
         options = dict(room["options"])
         if ch == "s":
-            await self.send({"type": "start", "fill": "medium"})
+            await self.send({"type": "start", "fill": "hard"})
         elif ch in ("a", "k"):
             self.seat_op = ch
         elif ch == "x":

@@ -191,7 +191,7 @@ class CreateScreen(ModalScreen[Entry | None]):
                 with Horizontal(id=f"row-{seat}"):
                     yield Label(t(lang, "opt_bot", n=seat))
                     yield Select(
-                        levels, value="medium", id=f"bot-{seat}", compact=True, allow_blank=False
+                        levels, value="hard", id=f"bot-{seat}", compact=True, allow_blank=False
                     )
             with Horizontal():
                 yield Label(t(lang, "opt_target"))

@@ -68,6 +68,10 @@ export default {
   "level.medium": "střední",
   "level.hard": "těžký",
   "level.expert": "expert",
+  "level_about.easy": "≈ začátečník",
+  "level_about.medium": "≈ příležitostný hráč",
+  "level_about.hard": "≈ pravidelný hráč",
+  "level_about.expert": "≈ silný hráč",
 
   "phase.lobby": "čeká se",
   "phase.playing": "hraje se",

@@ -67,6 +67,10 @@ export default {
   "level.medium": "medium",
   "level.hard": "hard",
   "level.expert": "expert",
+  "level_about.easy": "≈ new player",
+  "level_about.medium": "≈ casual player",
+  "level_about.hard": "≈ regular player",
+  "level_about.expert": "≈ strong player",
 
   "phase.lobby": "waiting",
   "phase.playing": "playing",

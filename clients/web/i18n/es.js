@@ -68,6 +68,10 @@ export default {
   "level.medium": "medio",
   "level.hard": "difícil",
   "level.expert": "experto",
+  "level_about.easy": "≈ principiante",
+  "level_about.medium": "≈ jugador ocasional",
+  "level_about.hard": "≈ jugador habitual",
+  "level_about.expert": "≈ jugador fuerte",
 
   "phase.lobby": "esperando",
   "phase.playing": "jugando",
