@@ -341,6 +341,7 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
     seat = conn.seat
     if room.match.position.turn != seat:
         raise NotYourTurn("Hints are for your own turn.", reason="hint")
+    view = seat_view(room.match, seat)
     cached = live.hints.get(seat)
     if cached is not None and cached[0] == room.version:
         action = cached[1]
@@ -351,11 +352,11 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
             limit = s.settings.hints_per_turn
             raise RateLimited(f"At most {limit} hints per turn.", reason="hints", limit=limit)
         live.hints_asked[seat] = (room.turn_key, count)
-        action = await s.bots.hint(seat_view(room.match, seat))
+        action = await s.bots.hint(view)
         live.hints[seat] = (room.version, action)
     if live.seat_of(conn) != seat:
         raise NotSeated()  # the seat changed hands while the hint was computed
-    code, params = explain(seat_view(room.match, seat), action)
+    code, params = explain(view, action)  # why, in the view the suggestion came from
     reason = {"code": code, "params": params}
     conn.send(
         dumps({"type": "hint", "action": action.wire(), "text": action.text(), "reason": reason})

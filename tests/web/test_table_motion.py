@@ -162,19 +162,25 @@ class Wire:
         self.routes[-1].send(json.dumps(frame))
 
 
-def test_a_played_card_flies_from_the_hand_to_its_pile(pages: Pages, shot: Shot) -> None:
-    # This page lets things move (the pages fixture asks for reduced motion).
+def moving_page(pages: Pages, label: str) -> Page:
+    """A page that lets things move (the pages fixture asks for reduced motion), its
+    flights held as they start, at the start of the stacked two-seat game."""
     context = pages.browser.new_context(
         viewport=DESKTOP, locale="en-US", reduced_motion="no-preference"
     )
     context.set_default_timeout(10_000)
     pages.contexts.append(context)
     page = context.new_page()
-    pages.watch(page, "motion")
+    pages.watch(page, label)
     page.add_init_script(HOLD_FLIGHTS)
     Wire(page, [TWO_SEATS], dealer=1)
     page.goto(pages.base_url)
     start_solo_game(page)
+    return page
+
+
+def test_a_played_card_flies_from_the_hand_to_its_pile(pages: Pages, shot: Shot) -> None:
+    page = moving_page(pages, "motion")
 
     page.click('#hand [data-card="8H"]')
     page.wait_for_timeout(250)  # the lift of a selected card is a short transition
@@ -360,17 +366,7 @@ def centre(box: dict[str, float]) -> tuple[float, float]:
 def test_a_moved_pile_slides_whole_and_the_other_seat_plays_from_its_plate(
     pages: Pages,
 ) -> None:
-    context = pages.browser.new_context(
-        viewport=DESKTOP, locale="en-US", reduced_motion="no-preference"
-    )
-    context.set_default_timeout(10_000)
-    pages.contexts.append(context)
-    page = context.new_page()
-    pages.watch(page, "motion-pile")
-    page.add_init_script(HOLD_FLIGHTS)
-    Wire(page, [TWO_SEATS], dealer=1)
-    page.goto(pages.base_url)
-    start_solo_game(page)
+    page = moving_page(pages, "motion-pile")
 
     # N (9C) moves onto E (10D): the whole stack slides from N to E.
     source = box_of(page, '#board [data-pile="N"] .stack')

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
+from clients.terminal.render import seat_name
 from clients.words import describe_event
 
 from .board import seat_tags
@@ -16,15 +17,6 @@ from .look import Look
 from .text import t
 
 Doc = Mapping[str, Any]
-
-
-def seat_name(doc: Doc, seat: int | None) -> str:
-    """The display name of ``seat`` (``?`` when unknown, ``Seat n`` when free)."""
-    if seat is None:
-        return "?"
-    seats = doc["room"]["seats"]
-    entry = seats[seat] if 0 <= seat < len(seats) else None
-    return str(entry["name"]) if entry else f"Seat {seat + 1}"
 
 
 def options_line(doc: Doc, lang: str) -> str:
