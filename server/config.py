@@ -64,13 +64,19 @@ class Settings:
     bot_workers: int = 1
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
-    #: Failed joins (``room_not_found``, ``bad_token``) one connection may make per window
-    #: of seconds; its next join is refused and the connection closed (1008).
+    #: Failed joins (``room_not_found``, ``bad_token``, ``bad_recovery_code``) one connection
+    #: may make per window of seconds; its next join or recover is refused and the
+    #: connection closed (1008).
     join_failures: int = 10
     join_failure_window: float = 60.0
     #: Failed joins per client address: a token bucket of this burst, refilled per second.
+    #: Once it is empty, joins and recovers from the address wait and are looked up one at
+    #: a time as it refills (a right code waits seconds; guesses go at this rate at most).
     join_address_burst: int = 30
     join_address_rate: float = 0.2
+    #: Joins and recovers of one address that may wait for its empty bucket at once; one
+    #: more is refused with ``rate_limited`` and ``retry_after`` (the connection stays open).
+    join_address_queue: int = 4
     #: Client addresses the failed-join table remembers at most.
     join_address_table: int = 50000
     #: Comma-separated addresses or networks of reverse proxies whose ``X-Forwarded-For`` is

@@ -1,26 +1,48 @@
-"""Slowing down the guessing of room codes: failed joins per connection and per address.
+"""Slowing down the guessing of room codes and recovery codes: failed joins per connection
+and per client address.
 
-A ``join`` that names no room (``room_not_found``) or a wrong seat token (``bad_token``) is
-a *failed join*. Each connection may fail ``join_failures`` joins per
-``join_failure_window`` seconds, and each client address has a token bucket of
-``join_address_burst`` failures refilled at ``join_address_rate`` per second. A join asked
-for once either is used up is refused with ``rate_limited`` and the connection is closed
-with 1008; nothing is looked up. People who mistype a code a few times never notice.
+A ``join`` that names no room (``room_not_found``) or a wrong seat token (``bad_token``),
+and a ``recover`` with a code that belongs to nobody (``bad_recovery_code``), is a *failed
+join*. Two limits apply to them:
+
+- **Per connection**: a connection may fail ``join_failures`` joins per
+  ``join_failure_window`` seconds. Its next join or recovery is refused with
+  ``rate_limited`` and the connection is closed with 1008; nothing is looked up. That
+  connection is one guesser.
+- **Per client address**: a token bucket of ``join_address_burst`` tokens refilled at
+  ``join_address_rate`` per second, shared by every connection from the address. Every
+  lookup takes a token *before* it starts (so joins arriving at once cannot overshoot the
+  budget) and a lookup that did not fail gives it back. While the bucket is empty, joins
+  and recoveries are not refused but wait, first come first served, and are looked up one
+  at a time as the bucket refills: a right code waits seconds, and guessing from one
+  address goes no faster than ``join_address_rate``. At most ``join_address_queue``
+  requests of one address wait; one more is refused with ``rate_limited`` and a
+  ``retry_after`` (seconds), and its connection stays open.
+
+People who mistype a code a few times never notice either limit.
 
 The client address is the TCP peer, or, when the peer is one of ``trusted_proxies``, the
 last address in ``X-Forwarded-For`` that is not a trusted proxy. IPv6 clients are counted
 by their /64 network, which one host usually holds whole. The table of addresses is
-bounded: an entry whose bucket has filled up again is forgotten, and past
-``join_address_table`` entries the least recently used one goes.
+bounded: an entry whose bucket has filled up again (and that nobody waits on) is forgotten,
+and past ``join_address_table`` entries the least recently used one goes. Waiting costs a
+future per waiting request and a timer per address with waiting requests, nothing else.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import math
 import time
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
+
+from websockets.exceptions import ConnectionClosed
+
+from protocol.errors import ClientError, RateLimited
 
 from .config import Network, Settings, parse_networks
 
@@ -32,8 +54,8 @@ if TYPE_CHECKING:
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-#: The join errors that count as failed joins (a guess that missed).
-FAILURES = frozenset({"room_not_found", "bad_token"})
+#: The errors that count as failed joins (a guess that missed).
+FAILURES = frozenset({"room_not_found", "bad_token", "bad_recovery_code"})
 
 
 class TokenBucket:
@@ -60,6 +82,12 @@ class TokenBucket:
             self.tokens -= 1
             return True
         return False
+
+    def give(self, now: float | None = None) -> None:
+        """Give one token back (never past ``burst``)."""
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.level(now) + 1)
+        self.stamp = now
 
 
 def _parse_ip(text: str) -> Address | None:
@@ -114,15 +142,60 @@ def address_key(address: Address | None) -> str:
     return str(address)
 
 
+class AddressBudget:
+    """The failed-join budget of one client address: its bucket and who waits on it."""
+
+    __slots__ = ("bucket", "key", "timer", "waiting")
+
+    def __init__(self, key: str, bucket: TokenBucket) -> None:
+        self.key = key
+        self.bucket = bucket
+        #: Requests waiting for a token, first come first served: each one's future (True:
+        #: a token is reserved for it; False: its connection went away) and its connection.
+        self.waiting: deque[tuple[asyncio.Future[bool], Connection[Any]]] = deque()
+        #: The wake-up of the first waiting request, while one waits.
+        self.timer: asyncio.TimerHandle | None = None
+
+    def queued(self) -> int:
+        """How many requests wait, once those that no longer do are dropped."""
+        waiting = self.waiting
+        for _ in range(len(waiting)):
+            future, conn = waiting.popleft()
+            if future.done():
+                continue
+            if not conn.open:
+                future.set_result(False)
+                continue
+            waiting.append((future, conn))
+        return len(waiting)
+
+    def idle(self, now: float) -> bool:
+        """Full again and nobody waiting: as good as a new entry."""
+        return not self.waiting and self.bucket.level(now) >= self.bucket.burst
+
+    def until_token(self, now: float) -> float:
+        """Seconds until the bucket holds a whole token (infinite when it never refills)."""
+        missing = 1 - self.bucket.level(now)
+        if missing <= 0:
+            return 0.0
+        rate = self.bucket.rate
+        return missing / rate if rate > 0 else math.inf
+
+
 class JoinGuard:
-    """The failed-join limits of one server process (see the module docstring)."""
+    """The failed-join limits of one server process (see the module docstring).
+
+    A command that looks up a room or a recovery code asks :meth:`closes` first (a
+    connection over its own limit is refused and closed), then runs the lookup inside
+    :meth:`lookup`.
+    """
 
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self.settings = settings
         self.metrics = metrics
         self.proxies = parse_networks(settings.trusted_proxies)
-        #: Address key -> its bucket, least recently touched first.
-        self.addresses: OrderedDict[str, TokenBucket] = OrderedDict()
+        #: Address key -> its budget, least recently touched first.
+        self.addresses: OrderedDict[str, AddressBudget] = OrderedDict()
 
     def address_of(self, ws: ServerConnection) -> str:
         """The key of the client behind ``ws`` (see :func:`client_address`)."""
@@ -133,44 +206,150 @@ class JoinGuard:
             forwarded = ws.request.headers.get_all("X-Forwarded-For")
         return address_key(client_address(peer, forwarded, self.proxies))
 
-    def refused(self, conn: Connection[Any]) -> str | None:
-        """Which limit a new join of ``conn`` is over (``connection``/``address``), if any."""
-        now = time.monotonic()
+    def closes(self, conn: Connection[Any]) -> bool:
+        """True when ``conn`` failed ``join_failures`` joins within the window: its next
+        join or recovery is to be refused without a lookup and the connection closed."""
         failures = conn.join_failures
-        if (
+        return (
             failures is not None
             and len(failures) == failures.maxlen
-            and now - failures[0] < self.settings.join_failure_window
-        ):
-            return "connection"
-        bucket = self.addresses.get(conn.address)
-        if bucket is not None and bucket.level(now) < 1:
-            return "address"
-        return None
+            and time.monotonic() - failures[0] < self.settings.join_failure_window
+        )
 
-    def failed(self, conn: Connection[Any], code: str) -> None:
-        """Count one failed join of ``conn``."""
+    @asynccontextmanager
+    async def lookup(self, conn: Connection[Any]) -> AsyncIterator[None]:
+        """Around one lookup of a room or recovery code for ``conn``.
+
+        Takes a token of the address's budget before the block runs, waiting for one in
+        line while the bucket is empty. The token is given back unless the block raises a
+        failed join (a :class:`ClientError` whose code is in :data:`FAILURES`), which is
+        counted for the connection and the metrics.
+
+        Raises ``rate_limited`` (``reason: failed_joins``, ``retry_after`` in whole seconds)
+        without running the block when ``join_address_queue`` requests of the address wait
+        already, and ``ConnectionClosed`` when the connection went away while it waited.
+        """
+        budget = await self._turn(conn)
+        failed: str | None = None
+        try:
+            yield
+        except ClientError as exc:
+            if exc.code in FAILURES:
+                failed = exc.code
+            raise
+        finally:
+            if failed is not None:
+                self._failed(conn, failed)
+            else:
+                self._refund(budget)
+
+    async def _turn(self, conn: Connection[Any]) -> AddressBudget:
+        """Reserve a token of ``conn``'s address for one lookup (see :meth:`lookup`)."""
         now = time.monotonic()
-        settings = self.settings
+        budget = self._budget(conn.address, now)
+        queued = budget.queued()
+        if not queued and budget.bucket.take(now):
+            return budget
+        wait = budget.until_token(now)
+        if queued >= self.settings.join_address_queue or not math.isfinite(wait):
+            self.metrics.count(self.metrics.join_limited, "address")
+            params: dict[str, int] = {}
+            if math.isfinite(wait):
+                params["retry_after"] = max(1, math.ceil(wait))
+            raise RateLimited(
+                "Too many failed joins from this address; try again in a few seconds.",
+                reason="failed_joins",
+                **params,
+            )
+        self.metrics.count(self.metrics.join_limited, "queued")
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        budget.waiting.append((future, conn))
+        self._wake_later(budget, now)
+        # A connection that goes away leaves the line at once (and a shutdown waits for no
+        # timer): one task per waiting request, bounded like the line.
+        closed = asyncio.ensure_future(conn.ws.wait_closed())
+        try:
+            await asyncio.wait((future, closed), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled() and future.result():
+                self._refund(budget)  # handed a token just as it was cancelled
+            raise
+        finally:
+            closed.cancel()
+            if not future.done():
+                future.cancel()  # out of the line: the wake-up skips it
+        reserved = not future.cancelled() and future.result()
+        if reserved and conn.open:
+            return budget
+        if reserved:
+            self._refund(budget)
+        raise ConnectionClosed(None, None)
+
+    def _budget(self, key: str, now: float) -> AddressBudget:
+        """The budget of address ``key`` (a full one if it has none), now the most recent."""
+        table = self.addresses
+        budget = table.pop(key, None)
+        self._prune(now, room=1)
+        if budget is None:
+            settings = self.settings
+            bucket = TokenBucket(settings.join_address_rate, settings.join_address_burst, now)
+            budget = AddressBudget(key, bucket)
+        table[key] = budget
+        return budget
+
+    def _wake_later(self, budget: AddressBudget, now: float) -> None:
+        """Make sure a timer hands the next token to the first waiting request."""
+        if budget.timer is not None or not budget.waiting:
+            return
+        delay = budget.until_token(now)
+        if math.isfinite(delay):
+            budget.timer = asyncio.get_running_loop().call_later(delay, self._wake, budget)
+
+    def _wake(self, budget: AddressBudget) -> None:
+        """Hand each whole token to the first waiting request, in order."""
+        if budget.timer is not None:
+            budget.timer.cancel()  # called early (a token came back): one timer at a time
+            budget.timer = None
+        now = time.monotonic()
+        waiting = budget.waiting
+        while waiting:
+            future, conn = waiting[0]
+            if future.done():
+                waiting.popleft()
+            elif not conn.open:
+                waiting.popleft()
+                future.set_result(False)
+            elif budget.bucket.take(now):
+                waiting.popleft()
+                future.set_result(True)
+            else:
+                break
+        self._wake_later(budget, now)
+
+    def _refund(self, budget: AddressBudget) -> None:
+        """A lookup that did not fail gives its token back (to whoever waits first)."""
+        now = time.monotonic()
+        budget.bucket.give(now)
+        if budget.waiting:
+            self._wake(budget)
+        if budget.idle(now) and self.addresses.get(budget.key) is budget:
+            del self.addresses[budget.key]  # a right code leaves no trace
+
+    def _failed(self, conn: Connection[Any], code: str) -> None:
+        """Count one failed join of ``conn`` (its address's token stays spent)."""
+        now = time.monotonic()
         self.metrics.count(self.metrics.failed_joins, code)
         if conn.join_failures is None:
-            conn.join_failures = deque(maxlen=max(1, settings.join_failures))
+            conn.join_failures = deque(maxlen=max(1, self.settings.join_failures))
         conn.join_failures.append(now)
-        table = self.addresses
-        bucket = table.pop(conn.address, None)
-        if bucket is None:
-            bucket = TokenBucket(settings.join_address_rate, settings.join_address_burst, now)
-        bucket.take(now)
-        table[conn.address] = bucket
         self._prune(now)
 
-    def _prune(self, now: float) -> None:
-        """Forget buckets that are full again (as good as new), then the oldest past the cap."""
+    def _prune(self, now: float, room: int = 0) -> None:
+        """Forget budgets that are as good as new, least recently used first, then the
+        oldest past the cap, keeping ``room`` places free (requests waiting on a forgotten
+        budget are still served)."""
         table = self.addresses
-        while table:
-            oldest = next(iter(table.values()))
-            if oldest.level(now) < oldest.burst:
-                break
+        while table and next(iter(table.values())).idle(now):
             table.popitem(last=False)
-        while len(table) > max(1, self.settings.join_address_table):
+        while table and len(table) + room > max(1, self.settings.join_address_table):
             table.popitem(last=False)

@@ -1,7 +1,10 @@
 """Guessing room codes is slow: failed joins are limited per connection and per client
-address, an abuser is told (``rate_limited``) and closed with 1008, and a person who
+address. A connection that keeps failing is told (``rate_limited``) and closed with 1008;
+an address whose budget is spent waits its turn, and past its small queue is told to come
+back (``rate_limited`` with ``retry_after``) with the connection left open. A person who
 mistypes a code a few times never notices. ``X-Forwarded-For`` names the client only when
-a trusted proxy sent it."""
+a trusted proxy sent it. (tests/hardening/test_address_limits.py: a right code from a
+limited address, concurrency, the pace of guessing.)"""
 
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from server.app import GameServer
-from server.config import Settings, load
-from server.guard import address_key, client_address, parse_networks
+from server.config import Settings, load, parse_networks
+from server.guard import address_key, client_address
 
 from .helpers import UNIT, clients_of, default_settings, fast_settings, serving, ws_url
 
@@ -57,6 +60,15 @@ class Prober:
             return
         raise AssertionError(f"still open after the refusal: {extra}")
 
+    async def address_limited(self, room: str) -> None:
+        """A join answered by ``rate_limited`` with ``retry_after``; the connection stays open."""
+        reply = await self.join(room)
+        assert reply["type"] == "error" and reply["code"] == "rate_limited", reply
+        assert reply["params"]["reason"] == "failed_joins", reply
+        assert reply["params"]["retry_after"] >= 1, reply
+        await self.ws.send(orjson.dumps({"type": "list_rooms"}).decode())
+        assert (await self.recv())["type"] == "rooms"
+
 
 @asynccontextmanager
 async def probers(game: GameServer) -> AsyncIterator[Any]:
@@ -87,6 +99,7 @@ def test_the_shipped_defaults() -> None:
     s = Settings()
     assert (s.join_failures, s.join_failure_window) == (10, 60.0)
     assert (s.join_address_burst, s.join_address_rate) == (30, 0.2)
+    assert s.join_address_queue == 4
     assert s.join_address_table == 50000
     assert s.trusted_proxies == ""
 
@@ -134,8 +147,12 @@ async def test_a_connection_that_keeps_failing_is_refused_and_closed() -> None:
         assert counted(game, "kc_join_limited_total", limit="connection") == 1
 
 
+#: An address budget that hardly refills, and no waiting: past it, joins are told to retry.
+NO_QUEUE = {"join_address_rate": 0.001, "join_address_queue": 0}
+
+
 async def test_failures_from_one_address_add_up_across_connections() -> None:
-    settings = fast_settings(join_failures=100, join_address_burst=5, join_address_rate=0.001)
+    settings = fast_settings(join_failures=100, join_address_burst=5, **NO_QUEUE)
     async with serving(settings) as game, clients_of(game) as pool:
         host = await pool.new("Host")
         code = await host.create(seats=4)
@@ -144,9 +161,10 @@ async def test_failures_from_one_address_add_up_across_connections() -> None:
             for prober, misses in ((a, MISSES[:2]), (b, MISSES[2:4]), (c, MISSES[4:5])):
                 for miss in misses:
                     await prober.miss(miss)
-            await c.refused_and_closed(code)
+            # Not a close: the connection is not the guesser, its address is busy.
+            await c.address_limited(code)
             fresh = await new()
-            await fresh.refused_and_closed(code)
+            await fresh.address_limited(code)
         assert counted(game, "kc_join_limited_total", limit="address") == 2
         assert counted(game, "kc_join_limited_total", limit="connection") == 0
 
@@ -167,15 +185,15 @@ async def test_the_address_budget_refills() -> None:
 
 
 async def test_x_forwarded_for_names_the_client_only_from_a_trusted_proxy() -> None:
-    limits = {"join_failures": 100, "join_address_burst": 2, "join_address_rate": 0.001}
+    limits = {"join_failures": 100, "join_address_burst": 2, **NO_QUEUE}
     behind = fast_settings(trusted_proxies="127.0.0.1", **limits)
     async with serving(behind) as game, probers(game) as new:
         one = await new("203.0.113.5")
         await one.miss(MISSES[0])
         await one.miss(MISSES[1])
         # The proxy's last hop names the client; whatever the client wrote before it, too.
-        await (await new("203.0.113.5")).refused_and_closed(MISSES[2])
-        await (await new("198.51.100.9, 203.0.113.5")).refused_and_closed(MISSES[2])
+        await (await new("203.0.113.5")).address_limited(MISSES[2])
+        await (await new("198.51.100.9, 203.0.113.5")).address_limited(MISSES[2])
         # Another client behind the same proxy has its own budget, even with a forged hop.
         await (await new("203.0.113.5, 203.0.113.6")).miss(MISSES[2])
         await (await new("203.0.113.7")).miss(MISSES[2])
@@ -186,7 +204,7 @@ async def test_x_forwarded_for_names_the_client_only_from_a_trusted_proxy() -> N
         await one.miss(MISSES[0])
         await one.miss(MISSES[1])
         # Not from a trusted proxy: the header is the client's own claim, and ignored.
-        await (await new("203.0.113.6")).refused_and_closed(MISSES[2])
+        await (await new("203.0.113.6")).address_limited(MISSES[2])
         assert set(game.guard.addresses) == {"127.0.0.1"}
 
 
@@ -195,11 +213,11 @@ async def test_a_chain_of_trusted_proxies_is_skipped() -> None:
         trusted_proxies="127.0.0.1, 10.0.0.0/8",
         join_failures=100,
         join_address_burst=1,
-        join_address_rate=0.001,
+        **NO_QUEUE,
     )
     async with serving(settings) as game, probers(game) as new:
         await (await new("203.0.113.9, 10.1.2.3")).miss(MISSES[0])
-        await (await new("203.0.113.9")).refused_and_closed(MISSES[1])
+        await (await new("203.0.113.9")).address_limited(MISSES[1])
         # Nothing but trusted hops: the nearest of them is the client.
         await (await new("10.9.9.9")).miss(MISSES[1])
         assert set(game.guard.addresses) == {"203.0.113.9", "10.9.9.9"}
