@@ -70,6 +70,9 @@ class LiveRoom:
         self._timer: asyncio.Task[None] | None = None
         self._timer_turn: tuple[int, int] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
+        #: Per seat, a number that every disconnect and every return moves on: a grace
+        #: timer acts only if it is still the seat's latest (one timer per disconnect).
+        self._grace_turn: dict[int, int] = {}
         #: True while the driver sleeps through the pause between two hands.
         self._pausing = False
         self._missing: set[int] = set()
@@ -111,6 +114,8 @@ class LiveRoom:
         else:
             conn.seat_hash = None
         conn.room, conn.seat = self, seat
+        if seat is not None:
+            self._returned(seat)
         self.viewers.setdefault(seat, set()).add(conn)
         role = "spectator" if seat is None else "player"
         conn.send(
@@ -158,9 +163,19 @@ class LiveRoom:
         if self.context.tasks.closing:
             return  # a restarted server resumes the room; nothing to schedule here
         if seat is not None and seat not in self.viewers and not quiet:
-            self._grace[seat] = asyncio.create_task(self._seat_left(seat))
+            self._start_grace(seat)
         if not self.viewers and self._expiry is None:
             self._expiry = asyncio.create_task(self._expire())
+
+    def _start_grace(self, seat: int) -> None:
+        """A seat's last connection went: its grace timer starts (any older one is void)."""
+        turn = self._grace_turn[seat] = self._grace_turn.get(seat, 0) + 1
+        self._grace[seat] = asyncio.create_task(self._seat_left(seat, turn))
+
+    def _returned(self, seat: int) -> None:
+        """The seat's person is back (here, or another process says so): no grace timer
+        started before now may mark it away."""
+        self._grace_turn[seat] = self._grace_turn.get(seat, 0) + 1
 
     def seat_connected(self, seat: int) -> bool:
         return bool(self.viewers.get(seat))
@@ -360,6 +375,8 @@ class LiveRoom:
             lines.extend(self.room.apply(event))
             if event["e"] == "kick":
                 self._kick_out(event["seat"])
+            elif event["e"] == "presence" and event["connected"]:
+                self._returned(event["seat"])
         if before is None:  # an action alone moves cards, never a seat to another token
             self._rebind()
         try:
@@ -448,6 +465,17 @@ class LiveRoom:
             # Typically the store is unreachable; the maintenance tick drives again later.
             log.warning("room %s: driving stopped: %s", self.code, exc.code)
 
+    async def _settling(self) -> bool:
+        """True when no person plays this match any more and nobody watches it: its bots
+        then finish it at once, without pauses, so that it is recorded and rated."""
+        return not self.room.someone_plays() and not await self.watched()
+
+    async def _may_drive(self) -> bool:
+        """Bots play and hands are dealt while someone watches, or once nobody is left
+        (:meth:`_settling`); while a person is seated but nobody watches (say, within a
+        disconnect's grace period) the table waits."""
+        return not self.room.someone_plays() or await self.watched()
+
     async def _drive_steps(self) -> None:
         settings = self.context.settings
         store = self.context.store
@@ -457,12 +485,12 @@ class LiveRoom:
             if phase == "hand_over":
                 self._pausing = True
                 try:
-                    await asyncio.sleep(settings.hand_pause)
+                    await asyncio.sleep(0 if await self._settling() else settings.hand_pause)
                 finally:
                     self._pausing = False
                 if self.room.phase != "hand_over":
                     continue
-                if not await self.watched():
+                if not await self._may_drive():
                     return  # paused: the next after_change (a join, a tick) looks again
                 if not await store.lead(self.code, settings.process_id, settings.lease):
                     return
@@ -473,11 +501,11 @@ class LiveRoom:
             seat = room.bot_to_move()
             if seat is None:
                 return
-            await asyncio.sleep(settings.bot_delay)
+            await asyncio.sleep(0 if await self._settling() else settings.bot_delay)
             seat = self.room.bot_to_move()
             if seat is None:
                 continue
-            if not await self.watched():
+            if not await self._may_drive():
                 return  # paused, as above
             if not await store.lead(self.code, settings.process_id, settings.lease):
                 return
@@ -553,8 +581,9 @@ class LiveRoom:
         if await self.context.store.lead(self.code, settings.process_id, settings.lease):
             await self._try(lambda r: r.decide_timeout(turn_key, settings.idle_turns))
 
-    async def _seat_left(self, seat: int) -> None:
-        """A seat's last connection closed: mark it disconnected, then away after grace.
+    async def _seat_left(self, seat: int, turn: int) -> None:
+        """A seat's last connection closed: mark it disconnected, then away after grace,
+        unless the person came back meanwhile (``turn`` is no longer the seat's latest).
 
         A host gone past the grace period hands the role on.
         """
@@ -563,6 +592,8 @@ class LiveRoom:
             return
         await self._try(lambda r: _presence(r, seat, False))
         await asyncio.sleep(self.context.settings.grace)
+        if self._grace_turn.get(seat) != turn:
+            return
         if not self.seat_connected(seat) and not await self._present_elsewhere(seat):
             await self._try(lambda r: _away(r, seat) + r.decide_host(seat))
 
@@ -607,7 +638,7 @@ class LiveRoom:
             elif (
                 seat not in self._grace or self._grace[seat].done()
             ) and await self.context.store.lead(self.code, settings.process_id, settings.lease):
-                self._grace[seat] = asyncio.create_task(self._seat_left(seat))
+                self._start_grace(seat)
 
     async def seat_returned(self, seat: int) -> None:
         await self._try(lambda r: _presence(r, seat, True))

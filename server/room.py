@@ -55,6 +55,12 @@ ALLOWED: dict[RoomPhase, frozenset[str]] = {
     "finished": frozenset({"rematch", "kick"}),
 }
 
+#: Turns a person must end themselves before leaving, being kicked or going away leaves
+#: the match rated: stopping sooner makes it unrated for everyone (docs/ratings.md).
+MIN_OWN_TURNS = 3
+#: A person a bot played more than this share of turns for has abandoned the match.
+COVERED_SHARE = 1 / 3
+
 #: Room codes avoid look-alike characters (no 0/O, 1/I/L, 5/S, 2/Z, 8/B).
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 CODE_LENGTH = 6
@@ -147,6 +153,14 @@ class Room:
         self.expired: tuple[int, int] | None = None
         #: People who left the current match to a bot: seat -> (player, name).
         self.deserters: dict[int, tuple[str, str]] = {}
+        #: People the host kicked out of the current match: seat -> (player, name).
+        self.kicked: dict[int, tuple[str, str]] = {}
+        #: Turns of the current match each seat's person ended themselves, and turns a bot
+        #: ended for a person's seat (covering while away, or after a timeout).
+        self.own_turns: dict[int, int] = {}
+        self.covered_turns: dict[int, int] = {}
+        #: A person stopped playing the current match before :data:`MIN_OWN_TURNS`.
+        self.aborted = False
         #: Each seat's rating change once the finished match was rated (None: a bot).
         self.ratings: list[dict[str, int] | None] | None = None
         #: The last action validated by :meth:`decide_act`, as (match before, seat, action
@@ -174,29 +188,46 @@ class Room:
         return Options(seats=s.seats, target=s.target, draw=s.draw, kings_first=s.kings_first)
 
     @property
-    def rated(self) -> bool:
-        """Whether this room's matches change ratings: not in a casual room, not in daily
-        practice, and not where the client chose the deal (a known seed or stacked decks
-        would let anyone rehearse it)."""
+    def unrated(self) -> str | None:
+        """Why this room's current match changes no rating, or None when it does: a
+        casual room, the daily deal (anyone could rehearse it; it has its own board), a
+        deal the client chose (a known seed or stacked decks), or a match aborted because
+        a person stopped before playing :data:`MIN_OWN_TURNS` turns."""
         s = self.settings
         if s.casual:
-            return False
+            return "casual"
         if self.daily is not None:
-            return bool(self.daily["ranked"])
-        return s.seed is None and not s.decks
+            return "daily"
+        if s.seed is not None or s.decks:
+            return "chosen_deal"
+        if self.aborted:
+            return "aborted"
+        return None
+
+    @property
+    def rated(self) -> bool:
+        """Whether this room's current match changes ratings (see :attr:`unrated`)."""
+        return self.unrated is None
 
     def abandoned(self) -> list[int]:
-        """Seats abandoned in the current match: left to a bot, or away (a bot covering)."""
-        away = {
-            i for i, s in enumerate(self.seats) if s is not None and s.kind == "human" and s.away
-        }
-        return sorted(away | set(self.deserters))
+        """Seats abandoned in the current match: left to a bot, away (a bot covering) at
+        the end, or a bot played more than :data:`COVERED_SHARE` of the person's turns. A
+        kicked person has not abandoned: their seat's result stands."""
+        out = set(self.deserters)
+        for i, s in enumerate(self.seats):
+            if s is None or s.kind != "human":
+                continue
+            own, covered = self.own_turns.get(i, 0), self.covered_turns.get(i, 0)
+            if s.away or covered > COVERED_SHARE * (own + covered):
+                out.add(i)
+        return sorted(out)
 
     def info(self) -> dict[str, Any]:
         """The public part of every viewer's document (never the seed or decks)."""
         s = self.settings
         return {
             "rated": self.rated,
+            "unrated": self.unrated,
             "ratings": self.ratings,
             "code": self.code,
             "phase": self.phase,
@@ -296,19 +327,44 @@ class Room:
             return None
         return self.match.position.turn
 
+    def someone_plays(self) -> bool:
+        """Whether a person still plays a seat (seated, and no bot covering for them)."""
+        return any(s is not None and s.kind == "human" and not s.away for s in self.seats)
+
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.kind == "human"]
 
     def people(self) -> list[tuple[str, str, int]]:
         """(player id, name, seat) of every person with an identity who played the current
-        match: those seated, and those who left it to a bot."""
+        match: those seated, those who left it to a bot and those kicked out of it."""
         seated = [
             (s.player, s.name, i)
             for i, s in enumerate(self.seats)
             if s is not None and s.kind == "human" and s.player
         ]
-        gone = [(player, name, i) for i, (player, name) in self.deserters.items()]
+        gone = [(p, name, i) for i, (p, name) in {**self.deserters, **self.kicked}.items()]
         return sorted(seated + gone, key=lambda person: person[2])
+
+    def _player_at(self, seat: int) -> str | None:
+        """The identity that played ``seat`` in the current match (None: a bot's seat)."""
+        gone = self.deserters.get(seat) or self.kicked.get(seat)
+        if gone is not None:
+            return gone[0]
+        s = self.seats[seat]
+        return s.player if s is not None else None
+
+    def _stopping(self, seat: int) -> None:
+        """The person in ``seat`` stops playing the match (leaves, is kicked, goes away):
+        before :data:`MIN_OWN_TURNS` of their own turns, the match counts for nobody."""
+        s = self.seats[seat]
+        playing = self.phase in ("playing", "hand_over")
+        if (
+            playing
+            and s is not None
+            and s.kind == "human"
+            and self.own_turns.get(seat, 0) < MIN_OWN_TURNS
+        ):
+            self.aborted = True
 
     def bot_seed(self, seat: int) -> str:
         """Seed of the bot in ``seat``: fixed by the deal in a daily room, so everyone faces
@@ -330,12 +386,11 @@ class Room:
                 {"name": s.name, "kind": s.kind, "level": s.level} if s else None
                 for s in self.seats
             ],
-            "players": [
-                self.deserters[i][0] if i in self.deserters else (s.player if s else None)
-                for i, s in enumerate(self.seats)
-            ],
+            "players": [self._player_at(i) for i in range(len(self.seats))],
             "abandoned": self.abandoned(),
+            "kicked": sorted(self.kicked),
             "rated": self.rated,
+            "unrated": self.unrated,
             "results": [list(r.penalties) for r in match.results],
             "totals": list(match.totals),
             "winners": list(match.winners),
@@ -666,6 +721,7 @@ class Room:
         seat = e["seat"]
         old = self.seats[seat]
         playing = self.phase in ("playing", "hand_over")
+        self._stopping(seat)
         if playing and old is not None and old.kind == "human" and old.player:
             self.deserters[seat] = (old.player, old.name)
         name = old.name if old else f"Bot {seat + 1}"
@@ -681,6 +737,10 @@ class Room:
             self.banned.add(old.token_hash)
         if old is not None and old.player:
             self.banned_players.add(old.player)
+        self._stopping(seat)
+        playing = self.phase in ("playing", "hand_over")
+        if playing and old is not None and old.kind == "human" and old.player:
+            self.kicked[seat] = (old.player, old.name)
         lines = self._hand_over_host(seat)
         if self.match is None:
             self.seats[seat] = None
@@ -727,6 +787,8 @@ class Room:
         seat.away = e["away"]
         if not seat.away:
             seat.idle = 0
+        else:
+            self._stopping(e["seat"])
         return [{"ev": "away", "seat": e["seat"], "away": seat.away}]
 
     def _on_timeout(self, e: Event) -> list[Line]:
@@ -738,6 +800,7 @@ class Room:
         lines: list[Line] = [{"ev": "timed_out", "seat": e["seat"]}]
         if e["away"] and not seat.away:
             seat.away = True
+            self._stopping(e["seat"])
             lines.append({"ev": "away", "seat": e["seat"], "away": True})
         return lines
 
@@ -754,17 +817,23 @@ class Room:
         if self.match is not None:
             self.finished.append(self.match.record())
         self.votes.clear()
-        self.deserters.clear()
-        self.ratings = None
+        self._new_match()
         self.turns = 0
         decks = (self.settings.decks or ()) if e.get("decks") else ()
         self.match = new_match(self.options, seed=e["seed"], decks=decks)
         dealer = self.match.position.dealer
         return [{"ev": "started", "dealer": dealer, "rematch": True}]
 
-    def _on_start(self, e: Event) -> list[Line]:
+    def _new_match(self) -> None:
         self.deserters.clear()
+        self.kicked.clear()
+        self.own_turns.clear()
+        self.covered_turns.clear()
+        self.aborted = False
         self.ratings = None
+
+    def _on_start(self, e: Event) -> list[Line]:
+        self._new_match()
         s = self.settings
         self.match = new_match(self.options, seed=e["seed"], decks=s.decks or (), dealer=s.dealer)
         dealer = self.match.position.dealer
@@ -796,6 +865,9 @@ class Room:
         lines = [_describe(seat, action, before, self.match)]
         if isinstance(action, EndTurn):
             self.turns += 1
+            if s is not None and s.kind == "human":
+                counts = self.covered_turns if e.get("by") == "bot" else self.own_turns
+                counts[seat] = counts.get(seat, 0) + 1
         result = self.match.position.result
         if result is not None:
             lines.append(
