@@ -230,8 +230,11 @@ class GameClient:
     # --- identity -------------------------------------------------------------------
 
     async def recovery_code(self) -> str:
-        """A new recovery code for this identity (the one before stops working)."""
+        """A new recovery code for this identity (the one before stops working). Every
+        other device of the identity is signed out; this client keeps the new token the
+        answer brings (the one it had is revoked too)."""
         reply = await self.request({"type": "recovery_code"}, "recovery_code")
+        self.player = str(reply["player"])
         return str(reply["code"])
 
     async def recover(self, code: str) -> Frame:

@@ -78,7 +78,9 @@ class RoomOptions(_Message):
 
 class Hello(_Message):
     """First message of every connection: the protocol version, a display name, and the
-    secret ``player`` token from an earlier ``welcome`` (omit it to get a new identity)."""
+    secret ``player`` token from an earlier ``welcome`` (omit it to get a new identity).
+    An identity that has a kept name goes by it, whatever ``name`` says (``rename``
+    changes it); a name that cannot be one is refused with ``bad_name``."""
 
     type: Literal["hello"]
     version: int
@@ -267,7 +269,8 @@ class Rename(_Message):
 
 
 class RecoveryCode(_Message):
-    """Ask for a new recovery code (shown once); the code you had before stops working."""
+    """Ask for a new recovery code (shown once); the code you had before stops working and
+    every other device of this identity is signed out."""
 
     type: Literal["recovery_code"]
 
@@ -319,8 +322,9 @@ ClientMessage = Annotated[
 class Welcome(_Message):
     """``player`` is your secret identity token: keep it and send it in every ``hello``.
     ``player_id`` is its public form (leaderboards, match history), ``tag`` the short mark
-    shown after your name. Also the answer to ``recover``: then ``player`` is the new token
-    of the recovered identity and ``name`` the name it goes by."""
+    shown after your name (null until the identity is first shown or kept: see ``profile``),
+    ``name`` the name this connection goes by. Also the answer to ``recover``: then
+    ``player`` is this device's new token of the recovered identity."""
 
     type: Literal["welcome"] = "welcome"
     version: int
@@ -660,10 +664,13 @@ class ProfileReply(_Message):
 
 class RecoveryCodeReply(_Message):
     """Your new recovery code, shown this once: another browser (or client) sends it in
-    ``recover`` to become you. The server keeps only its hash."""
+    ``recover`` to become you. The server keeps only its hash. Every other device of this
+    identity is signed out; ``player`` is this device's new token (keep it: the one it
+    had is revoked too)."""
 
     type: Literal["recovery_code"] = "recovery_code"
     code: str
+    player: str
 
 
 class Status(_Message):

@@ -17,8 +17,10 @@ Implementations: :class:`server.store.memory.MemoryStore` (the embedded default)
 from __future__ import annotations
 
 import hashlib
+import secrets
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
@@ -28,6 +30,26 @@ HISTORY_LIMIT = 200
 Message = dict[str, Any]
 #: Called with (channel, message) for every message on a subscribed channel.
 Handler = Callable[[str, Message], Awaitable[None]]
+#: The tag's alphabet: Crockford's base 32 (no I, L, O or U to misread).
+TAG_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: Symbols of a tag: four (five for a name whose four-symbol tags run short).
+TAG_LENGTH = 4
+#: Characters that show nothing though Unicode counts them as letters: the Hangul fillers
+#: (U+FFA0 is U+3164 once NFKC-normalised) and the blank Braille pattern.
+FILLERS = frozenset("\u3164\u115f\u1160\uffa0\u2800")
+#: Rounds of :func:`tag_candidates` a store tries before it gives up on finding a free tag.
+TAG_ROUNDS = 4
+
+
+class Known(NamedTuple):
+    """What the store keeps of one identity, read in one step (:meth:`Store.identity`)."""
+
+    #: How many recovery codes were made for it (0 before the first).
+    generation: int
+    #: The display name it goes by, if it has one kept.
+    name: str | None
+    #: Its tag, if it was given one.
+    tag: str | None
 
 
 class Store(Protocol):
@@ -153,18 +175,42 @@ class Store(Protocol):
         """Players by matches won (then matches played), with average penalty per hand."""
         ...
 
-    # --- identities: names and recovery codes ---
-    async def set_name(self, player: str, name: str) -> None:
-        """Keep the display name ``player`` goes by now (boards and history show it)."""
+    # --- identities: names, tags, recovery codes and their generations ---
+    async def identity(self, player: str) -> Known:
+        """The player's recovery generation, kept name and tag, in one read (``0, None,
+        None`` for a player the store knows nothing of)."""
+        ...
+
+    async def set_name(self, player: str, name: str) -> str:
+        """Keep ``name`` as the display name ``player`` goes by now (boards and history
+        show it) and return its tag, in one step.
+
+        Tags tell people of one name apart: no two players whose names have the same
+        :func:`name_key` hold the same tag. The player keeps the tag it has unless another
+        player of the new name holds it; then, or when it has none, it gets the first of
+        :func:`tag_candidates` free for that name (:data:`TAG_ROUNDS` rounds of them, then
+        ``KingsCornerError``). The tag of its former name is free again.
+        """
+        ...
+
+    async def name_and_tag(self, player: str, name: str) -> tuple[str, str]:
+        """The name and tag ``player`` goes by, in one step: its kept name (``name``, kept
+        now as :meth:`set_name` keeps it, when it has none) and its tag (given now, for that
+        name, when it has none). A kept name is never replaced here."""
         ...
 
     async def names(self, players: Sequence[str]) -> dict[str, str]:
         """The kept display names of those of ``players`` that have one."""
         ...
 
-    async def set_recovery(self, player: str, digest: str) -> None:
-        """Make ``digest`` (the hash of a new recovery code) the player's only code: the
-        code it had before stops working."""
+    async def tags(self, players: Sequence[str]) -> dict[str, str]:
+        """The tags of those of ``players`` that have one (none is given here)."""
+        ...
+
+    async def set_recovery(self, player: str, digest: str, generation: int) -> int | None:
+        """If ``player`` is still at recovery ``generation``, make ``digest`` (the hash of a
+        new recovery code) its only code, so the code it had before stops working, and move
+        it to the next generation, returned; else change nothing and return None."""
         ...
 
     async def recover(self, digest: str) -> str | None:
@@ -220,6 +266,25 @@ def board_row(stats: dict[str, Any]) -> dict[str, Any]:
         "played": stats["played"],
         "avg_penalty": round(stats["penalty"] / hands, 2) if hands else 0.0,
     }
+
+
+def name_key(name: str) -> str:
+    """What names compare by for tags: NFKC, case-folded, without format characters
+    (zero-width and the like) and fillers, blanks collapsed. ``Ana``, ``ANA`` and ``Ana``
+    with a zero-width space are one name; ``Ana`` and ``Ána`` are two."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    kept = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf" and ch not in FILLERS)
+    return " ".join(kept.split())
+
+
+def tag_candidates() -> list[str]:
+    """Random tags (from :mod:`secrets`) to try in turn for a player who needs a new one:
+    eight of :data:`TAG_LENGTH` symbols, then eight of one more, for a name so common that
+    its shorter tags run short. Nothing a client sends goes into them."""
+    return [
+        "".join(secrets.choice(TAG_ALPHABET) for _ in range(length))
+        for length in [TAG_LENGTH] * 8 + [TAG_LENGTH + 1] * 8
+    ]
 
 
 def link(head: str, event: Event) -> str:

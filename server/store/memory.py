@@ -8,9 +8,21 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.errors import Conflict, RoomNotFound
+from protocol.errors import Conflict, KingsCornerError, RoomNotFound
 
-from .base import HISTORY_LIMIT, Event, Handler, Message, board_row, head_of, members_by_room
+from .base import (
+    HISTORY_LIMIT,
+    TAG_ROUNDS,
+    Event,
+    Handler,
+    Known,
+    Message,
+    board_row,
+    head_of,
+    members_by_room,
+    name_key,
+    tag_candidates,
+)
 
 
 class MemoryStore:
@@ -32,6 +44,9 @@ class MemoryStore:
         self._daily: dict[str, dict[str, dict[str, Any]]] = {}
         self._stats: dict[str, dict[str, Any]] = {}
         self._names: dict[str, str] = {}
+        self._tags: dict[str, tuple[str, str]] = {}  # player -> (tag, name key)
+        self._tagged: dict[tuple[str, str], str] = {}  # (tag, name key) -> player
+        self._generations: dict[str, int] = {}
         self._recovery: dict[str, str] = {}  # code hash -> player
         self._recovery_of: dict[str, str] = {}  # player -> code hash
         self._ratings: dict[str, dict[str, Any]] = {}
@@ -198,18 +213,62 @@ class MemoryStore:
         rows = sorted(self._stats.values(), key=lambda r: (-r["won"], -r["played"], r["player"]))
         return [board_row(r) for r in rows[:limit]]
 
-    async def set_name(self, player: str, name: str) -> None:
+    async def identity(self, player: str) -> Known:
+        tag = self._tags.get(player)
+        return Known(
+            self._generations.get(player, 0),
+            self._names.get(player),
+            None if tag is None else tag[0],
+        )
+
+    def _tag_for(self, player: str, name: str) -> str:
+        """Give ``player`` its tag for ``name`` (see ``Store.set_name``); no await inside,
+        so nothing interleaves."""
+        key = name_key(name)
+        had = self._tags.get(player)
+        if had is not None and had[1] == key:
+            return had[0]
+        tag = None
+        if had is not None and (had[0], key) not in self._tagged:
+            tag = had[0]
+        for _ in range(TAG_ROUNDS):
+            if tag is not None:
+                break
+            tag = next((t for t in tag_candidates() if (t, key) not in self._tagged), None)
+        if tag is None:
+            raise KingsCornerError("No free tag for that name.")
+        if had is not None:
+            self._tagged.pop(had, None)
+        self._tags[player] = (tag, key)
+        self._tagged[(tag, key)] = player
+        return tag
+
+    async def set_name(self, player: str, name: str) -> str:
+        tag = self._tag_for(player, name)
         self._names[player] = name
+        return tag
+
+    async def name_and_tag(self, player: str, name: str) -> tuple[str, str]:
+        kept = self._names.setdefault(player, name)
+        had = self._tags.get(player)
+        return kept, had[0] if had is not None else self._tag_for(player, kept)
 
     async def names(self, players: Sequence[str]) -> dict[str, str]:
         return {p: self._names[p] for p in players if p in self._names}
 
-    async def set_recovery(self, player: str, digest: str) -> None:
+    async def tags(self, players: Sequence[str]) -> dict[str, str]:
+        return {p: self._tags[p][0] for p in players if p in self._tags}
+
+    async def set_recovery(self, player: str, digest: str, generation: int) -> int | None:
+        if self._generations.get(player, 0) != generation:
+            return None
         old = self._recovery_of.get(player)
         if old is not None:
             self._recovery.pop(old, None)
         self._recovery_of[player] = digest
         self._recovery[digest] = player
+        self._generations[player] = generation + 1
+        return generation + 1
 
     async def recover(self, digest: str) -> str | None:
         return self._recovery.get(digest)

@@ -245,9 +245,10 @@ async def test_a_recovery_code_brings_an_identity_to_the_terminal(
         tokens = tmp_path / "tokens.json"
         argv = ["--url", daily_url, "--name", "Someone", "--token-file", str(tokens)]
         assert await amain([*argv, "--recover", code.lower()], write=lines.append) == 0
-        # Same identity, so the same tag (the name is the one this run gave, till a match).
-        tag = next(f["tag"] for f in browser.frames if f["type"] == "welcome")
-        assert any(line.startswith(f"You are Someone#{tag} ") for line in lines), lines
+        # Same identity, so the same tag, and the name it kept when it asked for the code
+        # (not the one this run gave).
+        tag = (await browser.request({"type": "profile"}, "profile"))["tag"]
+        assert any(line.startswith(f"You are Ana#{tag} ") for line in lines), lines
         # The terminal keeps the identity: the next run is the same player.
         saved = json.loads(tokens.read_text(encoding="utf-8"))[daily_url]["player"]
         assert saved["id"] == browser.player_id

@@ -57,13 +57,15 @@ async def test_every_operation_works_with_keys_spread_over_every_shard(
             "2024-05-01", {"player": "p", "name": "P", "penalty": 1, "hands": 2}
         )
 
-        await store.set_name("player-1", "One")
-        await store.set_recovery("player-1", "code-hash")
+        tag = await store.set_name("player-1", "One")
+        assert await store.set_recovery("player-1", "code-hash", 0) == 1
         rating = {"mu": 26.0, "sigma": 8.0, "matches": 3}
         assert await store.update_ratings({"player-1": 0}, {"player-1": rating}, {"player-1": 2.0})
 
         assert await store.names(["player-1", "player-2"]) == {"player-1": "One"}
         assert await store.recover("code-hash") == "player-1"
+        assert await store.tags(["player-1", "player-2"]) == {"player-1": tag}
+        assert await store.identity("player-1") == (1, "One", tag)
         assert await store.ratings(["player-1"]) == {"player-1": rating}
         assert [r["player"] for r in await store.rating_board()] == ["player-1"]
         assert sorted(await store.room_codes()) == codes

@@ -1,4 +1,4 @@
-"""The Store contract and history suites again, on a Redis Cluster and through Sentinels.
+"""The Store contract, history and standing suites again, on a Redis Cluster and through Sentinels.
 
 The test functions are tests/store's own, collected here a second time, where this
 directory's ``store`` fixture hands them a store on each topology (see ``conftest.py``).
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.store import test_contract, test_history
+from tests.store import test_contract, test_history, test_standing
 
 from .topology import reuse
 
 pytestmark = pytest.mark.topology
 
-globals().update(reuse(test_contract, test_history))
+globals().update(reuse(test_contract, test_history, test_standing))

@@ -29,6 +29,9 @@ Key layout (``kc`` is the default prefix)::
     kc:{alltime}:won/played/penalty/hands   sorted sets of each player's sums
     kc:{alltime}:names               hash player -> display name
     kc:{ident}:names                 hash player -> the display name it goes by now
+    kc:{ident}:tags                  hash player -> TAG:KEY, its tag and its name's key
+    kc:{ident}:tagged                hash TAG:KEY -> player (one holder per tag and name)
+    kc:{ident}:generation            hash player -> recovery generation (absent: 0)
     kc:{ident}:recovery              hash recovery code hash -> player (never the code)
     kc:{ident}:recovery-of           hash player -> its current recovery code hash
     kc:{ratings}:players             hash player -> JSON {mu, sigma, matches}
@@ -58,7 +61,8 @@ composed into :class:`RedisStore` (:mod:`.store`):
     presence     heartbeats, presence and room leases
     matchmaking  the quick-play queues
     records      secrets, match records, the daily and all-time boards
-    standing     display names, recovery codes, ratings and the rating board
+    identities   display names, tags, recovery codes and their generations
+    standing     ratings and the rating board
     pubsub       subscriptions and the announcement listener
 """
 

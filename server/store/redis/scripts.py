@@ -144,14 +144,60 @@ return 0
 """
 
 
-# KEYS: recovery hash (code hash -> player), recovery-of hash (player -> code hash).
-# ARGV: player, new code hash. The player's earlier code stops working.
+# KEYS: names (player -> name), tags (player -> "TAG:KEY"), tagged ("TAG:KEY" -> player).
+# ARGV: player, name, its name key, mode ("set": rename; "keep": a kept name wins), then
+# candidate tags in order. A tag is held per name key; the player's own goes along to the
+# new name unless another player of that name holds it. Returns {1, tag, name} when done,
+# {2, kept name} when "keep" finds a kept name without a tag (call again with that name
+# and its key: Lua cannot normalise it), {0} when no candidate is free (nothing changed).
+_NAME = """
+local player, name, key, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local stored = redis.call('HGET', KEYS[1], player)
+local had = redis.call('HGET', KEYS[2], player)
+local oldtag, oldkey = false, false
+if had then
+  local cut = string.find(had, ':', 1, true)
+  oldtag, oldkey = string.sub(had, 1, cut - 1), string.sub(had, cut + 1)
+end
+if mode == 'keep' and stored then
+  if had then return {1, oldtag, stored} end
+  if stored ~= name then return {2, stored} end
+end
+local tag = false
+if had and (oldkey == key or redis.call('HEXISTS', KEYS[3], oldtag .. ':' .. key) == 0) then
+  tag = oldtag
+end
+if not tag then
+  for i = 5, #ARGV do
+    if redis.call('HEXISTS', KEYS[3], ARGV[i] .. ':' .. key) == 0 then
+      tag = ARGV[i]
+      break
+    end
+  end
+  if not tag then return {0} end
+end
+local entry = tag .. ':' .. key
+if had ~= entry then
+  if had and redis.call('HGET', KEYS[3], had) == player then redis.call('HDEL', KEYS[3], had) end
+  redis.call('HSET', KEYS[2], player, entry)
+  redis.call('HSET', KEYS[3], entry, player)
+end
+if mode == 'set' or not stored then redis.call('HSET', KEYS[1], player, name) end
+return {1, tag, name}
+"""
+
+# KEYS: recovery (code hash -> player), recovery-of (player -> code hash), generation
+# (player -> generation, 0 when absent). ARGV: player, new code hash, expected generation.
+# Returns the new generation, or -1 (nothing changed) when the player is not at that one.
 _SET_RECOVERY = """
+local generation = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+if generation ~= tonumber(ARGV[3]) then return -1 end
 local old = redis.call('HGET', KEYS[2], ARGV[1])
 if old then redis.call('HDEL', KEYS[1], old) end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[1])
-return 1
+redis.call('HSET', KEYS[3], ARGV[1], generation + 1)
+return generation + 1
 """
 
 # KEYS: ratings hash (player -> JSON {mu, sigma, matches}), rating board zset.
@@ -187,5 +233,6 @@ QUEUE_LEAVE = Script.of(_QUEUE_LEAVE)
 QUEUE_TAKE = Script.of(_QUEUE_TAKE)
 LEAD = Script.of(_LEAD)
 RESIGN = Script.of(_RESIGN)
+NAME = Script.of(_NAME)
 SET_RECOVERY = Script.of(_SET_RECOVERY)
 UPDATE_RATINGS = Script.of(_UPDATE_RATINGS)

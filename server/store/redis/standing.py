@@ -1,7 +1,7 @@
-"""Identities (display names, recovery codes) and ratings in Redis.
+"""Ratings in Redis (identities are in :mod:`.identities`).
 
-Every identity key shares the ``{ident}`` hash tag and every rating key ``{ratings}``, so
-replacing a recovery code and rating a whole match are each one script on one shard.
+Every rating key shares the ``{ratings}`` hash tag, so rating a whole match is one script
+on one shard.
 """
 
 from __future__ import annotations
@@ -16,34 +16,10 @@ from .core import RedisCore, dump, reachable
 
 
 class Standing(RedisCore):
-    """Display names, hashed recovery codes, players' ratings and the rating board."""
-
-    def _ident(self, part: str) -> str:
-        return f"{self.prefix}:{{ident}}:{part}"
+    """Players' ratings and the rating board."""
 
     def _ratings(self, part: str) -> str:
         return f"{self.prefix}:{{ratings}}:{part}"
-
-    async def set_name(self, player: str, name: str) -> None:
-        with reachable():
-            await self._redis.hset(self._ident("names"), player, name)
-
-    async def names(self, players: Sequence[str]) -> dict[str, str]:
-        if not players:
-            return {}
-        with reachable():
-            found = await self._redis.hmget(self._ident("names"), list(players))
-        return {p: _text(n) for p, n in zip(players, found, strict=True) if n is not None}
-
-    async def set_recovery(self, player: str, digest: str) -> None:
-        keys = [self._ident("recovery"), self._ident("recovery-of")]
-        with reachable():
-            await self._call(scripts.SET_RECOVERY, keys, [player, digest])
-
-    async def recover(self, digest: str) -> str | None:
-        with reachable():
-            found = await self._redis.hget(self._ident("recovery"), digest)
-        return None if found is None else _text(found)
 
     async def ratings(self, players: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not players:

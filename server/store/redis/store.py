@@ -6,6 +6,7 @@ from typing import Any
 
 from protocol.errors import StoreUnavailable
 
+from .identities import IdentityRecords
 from .matchmaking import Matchmaking
 from .presence import Presence
 from .pubsub import Announcements
@@ -14,7 +15,9 @@ from .rooms import EventLog
 from .standing import Standing
 
 
-class RedisStore(EventLog, Presence, Matchmaking, Records, Standing, Announcements):
+class RedisStore(
+    EventLog, Presence, Matchmaking, Records, IdentityRecords, Standing, Announcements
+):
     """A :class:`~server.store.base.Store` shared by every process pointing at one Redis.
 
     ``url`` says where Redis is: one server (redis-py's ``redis://host:6379/0``,
