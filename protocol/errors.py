@@ -194,7 +194,7 @@ class BadToken(ClientError):
 
 class RateLimited(ClientError):
     code = "rate_limited"
-    param_names = ("reason", "limit", "rate")
+    param_names = ("reason", "limit", "rate", "retry_after")
     default_message = "Too many messages; slow down."
 
 
@@ -207,6 +207,26 @@ class TooManyRooms(ClientError):
 class BadRecoveryCode(ClientError):
     code = "bad_recovery_code"
     default_message = "That recovery code belongs to nobody (a newer code replaces an older one)."
+
+
+class BadName(ClientError):
+    """A display name refused: ``reason`` is ``empty``, ``invisible``, ``control``, ``hash``,
+    ``reserved`` or ``too_long`` (with ``limit``)."""
+
+    code = "bad_name"
+    param_names = ("reason", "limit")
+    default_message = "That name cannot be used."
+
+
+class IdentityRevoked(ClientError):
+    """The player token was revoked by a newer recovery code: say hello without it (a new
+    identity) or redeem the current code."""
+
+    code = "identity_revoked"
+    default_message = (
+        "A newer recovery code signed this device out of that identity; "
+        "redeem the current code to come back."
+    )
 
 
 class StoreUnavailable(KingsCornerError):

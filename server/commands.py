@@ -22,16 +22,15 @@ from protocol.engine import END_TURN, Action, action_from_wire, seat_view
 from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
-    BadRecoveryCode,
-    BadToken,
+    BadName,
     ClientError,
+    IdentityRevoked,
     KingsCornerError,
     NotHello,
     NotInRoom,
     NotSeated,
     NotYourTurn,
     RateLimited,
-    RoomNotFound,
     TooManyRooms,
     UnsupportedVersion,
 )
@@ -76,7 +75,7 @@ from protocol.messages import (
 from .bots import BotRunner
 from .config import Settings
 from .guard import JoinGuard
-from .identity import Identities, tag_of
+from .identity import Identities, display_name, player_id
 from .live_room import LiveRoom, RoomConnection
 from .lobby import Lobby
 from .metrics import Metrics
@@ -124,31 +123,61 @@ async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) ->
 
 
 async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
+    """Greet ``conn`` as the identity of ``message.player`` (or its own, or a new one):
+    ``bad_name`` for a name that cannot be one, ``identity_revoked`` for a token a newer
+    recovery code revoked. An identity with a kept name goes by it."""
     if message.version not in SUPPORTED_VERSIONS:
         raise UnsupportedVersion(
             f"This server speaks protocol version {PROTOCOL_VERSION}.",
             supported=sorted(SUPPORTED_VERSIONS),
         )
-    name = clean(message.name)
-    if not name:
-        raise BadMessage("A name needs at least one visible character.", reason="empty_name")
-    conn.name = name
+    name = display_name(message.name)
+    tag: str | None = None  # given once the identity is shown or kept, not for a hello
     # A second hello without a token keeps the identity this connection has.
-    token = message.player or conn.player_token or secrets.token_urlsafe(24)
-    player = await s.identities.player_of(token)
+    token = message.player or conn.player_token
+    if token:
+        try:
+            player, known = await s.identities.resolve(token)  # the one store read
+        except IdentityRevoked:
+            if token == conn.player_token:
+                # Signed out: this connection is nobody until a hello without a token,
+                # which starts a new identity (a seat it holds stays its own).
+                conn.player_token, conn.greeted = "", False
+            raise
+        if known.name is not None:
+            if _still_a_name(known.name):
+                # The kept name wins over the hello's; only a rename changes it.
+                name, tag = known.name, known.tag
+                if tag is None:  # kept before tags were
+                    name, tag = await s.store.name_and_tag(player, name)
+            else:  # kept before the name rules: replaced by this one
+                tag = await s.store.set_name(player, name)
+    else:
+        # A new identity costs the store nothing until it does something.
+        token = secrets.token_urlsafe(24)
+        player = player_id(token)
+    conn.name = name
     conn.player_token, conn.player_id = token, player
     conn.greeted = True
-    _welcome(conn)
+    _welcome(conn, tag)
 
 
-def _welcome(conn: RoomConnection) -> None:
+def _still_a_name(kept: str) -> bool:
+    """Whether a kept name passes today's rules unchanged."""
+    try:
+        return display_name(kept) == kept
+    except BadName:
+        return False
+
+
+def _welcome(conn: RoomConnection, tag: str | None) -> None:
     welcome = {
         "type": "welcome",
         "version": PROTOCOL_VERSION,
         "server": SERVER_NAME,
         "player": conn.player_token,
         "player_id": conn.player_id,
-        "tag": tag_of(conn.player_id),
+        "tag": tag,
         "name": conn.name,
     }
     conn.send(dumps(welcome))
@@ -200,20 +229,25 @@ async def create(s: Services, conn: RoomConnection, msg: Create) -> None:
         await s.lobby.join_seat(conn, live, None)
 
 
+def _hung_up_on_guesser(s: Services, conn: RoomConnection, message: str) -> bool:
+    """A connection over its own failed-join limit is one guesser: refuse its ``join`` or
+    ``recover`` without looking anything up, and close it (1008). True when it was."""
+    if not s.guard.closes(conn):
+        return False
+    s.metrics.count(s.metrics.join_limited, "connection")
+    log.info("closing after too many failed joins", extra={"limit": "connection"})
+    refuse(conn, RateLimited(message, reason="failed_joins"), None)
+    conn.close_after_queue(POLICY_VIOLATION, "too many failed joins")
+    return True
+
+
 async def join(s: Services, conn: RoomConnection, msg: Join) -> None:
+    """Join ``msg.room``; a missed code or seat token counts as a failed join, and a busy
+    address waits its turn for the lookup (see :class:`~server.guard.JoinGuard`)."""
     _not_in_room(conn)
-    limit = s.guard.refused(conn)
-    if limit is not None:
-        # Guessing codes: refuse without looking anything up, and hang up.
-        s.metrics.count(s.metrics.join_limited, limit)
-        log.info("closing after too many failed joins (%s)", limit, extra={"limit": limit})
-        wait = RateLimited(
-            "Too many failed joins; wait a minute before trying again.", reason="failed_joins"
-        )
-        refuse(conn, wait, None)
-        conn.close_after_queue(POLICY_VIOLATION, "too many failed joins")
+    if _hung_up_on_guesser(s, conn, "Too many failed joins; wait a minute before trying again."):
         return
-    try:
+    async with s.guard.lookup(conn):
         if msg.token is not None:
             await s.lobby.rejoin(conn, msg.room, msg.token)
             return
@@ -222,9 +256,6 @@ async def join(s: Services, conn: RoomConnection, msg: Join) -> None:
             await s.lobby.spectate(conn, live)
             return
         await s.lobby.join_seat(conn, live, msg.seat)
-    except (RoomNotFound, BadToken) as exc:
-        s.guard.failed(conn, exc.code)
-        raise
 
 
 async def sit(s: Services, conn: RoomConnection, msg: Sit) -> None:
@@ -454,45 +485,51 @@ async def my_matches(s: Services, conn: RoomConnection, msg: MyMatches) -> None:
 
 
 async def profile(s: Services, conn: RoomConnection, msg: Profile) -> None:
+    """How ``conn``'s identity stands; its name and tag are kept from now on, and the
+    connection goes by the kept name (another device may have renamed it)."""
     reply = await s.records.profile(conn.player_id, conn.name)
+    conn.name = reply["name"]
     conn.send(dumps({"type": "profile", **reply}))
 
 
 async def rename(s: Services, conn: RoomConnection, msg: Rename) -> None:
-    name = clean(msg.name)
-    if not name:
-        raise BadMessage("A name needs at least one visible character.", reason="empty_name")
+    """Go by ``msg.name``: kept, with a new tag when another player of that name holds
+    this one's; a device signed out by a newer recovery code renames nobody."""
+    name = display_name(msg.name)
+    await s.identities.resolve(conn.player_token)
     await s.store.set_name(conn.player_id, name)
     conn.name = name
     await profile(s, conn, Profile(type="profile"))
 
 
 async def recovery_code(s: Services, conn: RoomConnection, msg: RecoveryCode) -> None:
-    code = await s.identities.new_code(conn.player_id)
-    conn.send(dumps({"type": "recovery_code", "code": code}))
+    """A new recovery code: every other device of the identity is signed out, and this
+    one gets a new token, in the one answer with the code."""
+    await s.identities.resolve(conn.player_token)  # a device signed out keeps nothing
+    # Kept before the code is made: a failure after it would leave this device signed out.
+    conn.name, _ = await s.store.name_and_tag(conn.player_id, conn.name)
+    code, token = await s.identities.new_code(conn.player_token)
+    conn.player_token = token
+    conn.send(dumps({"type": "recovery_code", "code": code, "player": token}))
 
 
 async def recover(s: Services, conn: RoomConnection, msg: Recover) -> None:
     """Become the player ``msg.code`` belongs to; a wrong code counts as a failed join."""
     _not_in_room(conn)
-    limit = s.guard.refused(conn)
-    if limit is not None:
-        raise RateLimited(
-            "Too many wrong codes; wait a minute before trying again.", reason="failed_joins"
-        )
-    try:
+    if _hung_up_on_guesser(s, conn, "Too many wrong codes; wait a minute before trying again."):
+        return
+    async with s.guard.lookup(conn):
         player, token = await s.identities.redeem(msg.code)
-    except BadRecoveryCode as exc:
-        s.guard.failed(conn, exc.code)
-        raise
     conn.player_token, conn.player_id = token, player
-    conn.name = (await s.store.names([player])).get(player, conn.name)
+    # The recovered identity's kept name (this connection's when it has none yet).
+    conn.name, tag = await s.store.name_and_tag(player, conn.name)
     log.info("identity recovered")  # never the code or the token
-    _welcome(conn)
+    _welcome(conn, tag)
 
 
 def clean(text: str) -> str:
-    """Drop control characters and surrounding blanks from names and chat."""
+    """Drop control characters and surrounding blanks from chat (names have their own
+    rules: :func:`~server.identity.display_name`)."""
     return "".join(ch for ch in text if ch.isprintable()).strip()
 
 

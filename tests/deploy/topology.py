@@ -56,6 +56,9 @@ FAST = {
     # 0.2/s), so a guesser is limited after a few misses.
     "KC_JOIN_ADDRESS_BURST": "4",
     "KC_JOIN_ADDRESS_RATE": "0.001",
+    # No waiting line past that budget (instead of 4 waiting, one let through per 1/rate
+    # seconds): a limited join is answered at once, not after 1,000 s.
+    "KC_JOIN_ADDRESS_QUEUE": "0",
 }
 
 

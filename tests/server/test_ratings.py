@@ -15,7 +15,6 @@ from openskill.models import PlackettLuce
 from clients.net import GameClient, ServerError
 from protocol.bots.calibration import LEVEL_RATINGS
 from server.app import GameServer, port_of
-from server.identity import tag_of
 from server.ratings import MIN_MATCHES, display
 from server.records import Records
 
@@ -61,14 +60,15 @@ async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
     server: GameServer,
 ) -> None:
     records = server.records
-    seats = [person("Ana"), bot("medium"), person("Ben"), bot("easy")]
+    seats = [person("Ana"), bot("medium"), person("Ben"), bot("heuristic")]
     people = [("pa", "Ana", 0), ("pb", "Ben", 2)]
-    # Ana and Ben tie for first; the medium bot is third, the easy one last.
+    # Ana and Ben tie for first; the medium bot is third, the heuristic one last. Every
+    # seat counts for both: two new players, and no bot far below them.
     first = record(seats, [5, 12, 5, 30], players=["pa", None, "pb", None])
     changes = await records.record_finished(first, people, None)
     r = MODEL.rating
     expected = MODEL.rate(
-        [[r()], [r(*LEVEL_RATINGS["medium"])], [r()], [r(*LEVEL_RATINGS["easy"])]],
+        [[r()], [r(*LEVEL_RATINGS["medium"])], [r()], [r(*LEVEL_RATINGS["heuristic"])]],
         ranks=[1, 3, 1, 4],
     )
     stored = await server.store.ratings(["pa", "pb"])
@@ -81,13 +81,17 @@ async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
         "before": 1000,
         "after": display((expected[0][0].mu, expected[0][0].sigma)),
         "matches": 1,
+        "provisional": True,
+        "place": 1,
+        "of": 4,
+        "reason": "placed",
     }
     # The next match starts from the ratings the first one left (Ben wins alone).
     again = record(seats, [9, 3, 2, 30], id="ROOM01-2", players=["pa", None, "pb", None])
     await records.record_finished(again, people, None)
     ana, ben = expected[0][0], expected[2][0]
     second = MODEL.rate(
-        [[ana], [r(*LEVEL_RATINGS["medium"])], [ben], [r(*LEVEL_RATINGS["easy"])]],
+        [[ana], [r(*LEVEL_RATINGS["medium"])], [ben], [r(*LEVEL_RATINGS["heuristic"])]],
         ranks=[3, 2, 1, 4],
     )
     stored = await server.store.ratings(["pa", "pb"])
@@ -98,7 +102,7 @@ async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
 async def test_two_matches_of_one_person_rated_at_once_both_count(server: GameServer) -> None:
     # Two processes' Records over the one store, each rating a match Ana just finished.
     here, there = Records(server.settings, server.store), Records(server.settings, server.store)
-    seats = [person("Ana"), bot("random")]
+    seats = [person("Ana"), bot("medium")]
     won = record(seats, [1, 9], id="ROOM01-1", players=["pa", None])
     lost = record(seats, [9, 1], id="ROOM02-1", players=["pa", None])
     ana = [("pa", "Ana", 0)]
@@ -107,7 +111,7 @@ async def test_two_matches_of_one_person_rated_at_once_both_count(server: GameSe
     )
     [stored] = (await server.store.ratings(["pa"])).values()
     assert stored["matches"] == 2
-    r, level = MODEL.rating, LEVEL_RATINGS["random"]
+    r, level = MODEL.rating, LEVEL_RATINGS["medium"]
     orders = []
     for first, second in (([1, 2], [2, 1]), ([2, 1], [1, 2])):
         [[mid], _] = MODEL.rate([[r()], [r(*level)]], ranks=first)
@@ -125,11 +129,13 @@ async def test_abandoning_takes_the_last_place_and_never_a_win(server: GameServe
     # Ana was away (a bot finished for her) and her bot came first: she still comes last.
     match = record(seats, [2, 10, 8], players=["pa", "pb", None], abandoned=[0])
     await records.record_finished(match, [("pa", "Ana", 0), ("pb", "Ben", 1)], None)
-    r = MODEL.rating
-    expected = MODEL.rate([[r()], [r()], [r(*LEVEL_RATINGS["medium"])]], ranks=[3, 2, 1])
+    r, medium = MODEL.rating, LEVEL_RATINGS["medium"]
+    # Ana loses to everyone who played; Ben is rated on the seats that were played only.
+    expected = MODEL.rate([[r()], [r()], [r(*medium)]], ranks=[3, 2, 1])
+    bens = MODEL.rate([[r()], [r(*medium)]], ranks=[2, 1])
     stored = await server.store.ratings(["pa", "pb"])
     assert stored["pa"]["mu"] == pytest.approx(expected[0][0].mu)
-    assert stored["pb"]["mu"] == pytest.approx(expected[1][0].mu)
+    assert stored["pb"]["mu"] == pytest.approx(bens[0][0].mu)
     board = {row["player"]: row for row in (await records.leaderboard("alltime", None))[0]}
     assert board["pa"]["won"] == 0 and board["pa"]["played"] == 1
     assert [s["seat"] for s in await records.match_summaries("pa")] == [0]
@@ -139,15 +145,18 @@ async def test_the_top_players_board_needs_enough_matches_and_tags_everyone(
     server: GameServer,
 ) -> None:
     records = server.records
-    seats = [person("Ana"), bot("random")]
+    seats = [person("Ana"), bot("medium")]
     for n in range(MIN_MATCHES):
         rows, _ = await records.leaderboard("rating", None)
         assert rows == []  # not listed before the minimum
-        match = record(seats, [1, 9], id=f"ROOM01-{n + 1}", players=["pa", None])
+        # Win and lose in turn: a player far above the bot who beats it is not counted.
+        totals = [1, 9] if n % 2 else [9, 1]
+        match = record(seats, totals, id=f"ROOM01-{n + 1}", players=["pa", None])
         await records.record_finished(match, [("pa", "Ana", 0)], None)
     rows, _ = await records.leaderboard("rating", None)
+    tag = (await server.store.tags(["pa"]))["pa"]  # given at the first recorded match
     assert [(row["name"], row["tag"], row["matches"]) for row in rows] == [
-        ("Ana", tag_of("pa"), MIN_MATCHES)
+        ("Ana", tag, MIN_MATCHES)
     ]
     profile = await records.profile("pa", "Ana")
     assert profile["rating"] == rows[0]["rating"] and profile["listed"]
@@ -156,8 +165,9 @@ async def test_the_top_players_board_needs_enough_matches_and_tags_everyone(
 
 
 async def finish_against_a_bot(c: GameClient, **options: Any) -> dict[str, Any]:
-    """Create a 2-seat room against a random bot, play it out; the finished document."""
-    await c.create(seats=2, target=3, bots=[None, "random"], **options)
+    """Create a 2-seat room against a heuristic bot (one that counts for a new player,
+    win or lose), play it out; the finished document."""
+    await c.create(seats=2, target=3, bots=[None, "heuristic"], **options)
     await c.start()
     await play_until_finished([c], random.Random(3))
     await c.until(lambda cl: cl.game is not None and cl.game["phase"] == "finished")
@@ -177,11 +187,20 @@ async def test_the_room_shows_each_persons_rating_change_once_the_match_is_rated
     totals = ana.game["totals"]  # type: ignore[index]
     ranks = [1 + sum(1 for o in totals if o < t) for t in totals]
     r = MODEL.rating
-    [[mine], _] = MODEL.rate([[r()], [r(*LEVEL_RATINGS["random"])]], ranks=ranks)
-    assert change == {"before": 1000, "after": display((mine.mu, mine.sigma)), "matches": 1}
+    [[mine], _] = MODEL.rate([[r()], [r(*LEVEL_RATINGS["heuristic"])]], ranks=ranks)
+    assert change == {
+        "before": 1000,
+        "after": display((mine.mu, mine.sigma)),
+        "matches": 1,
+        "provisional": True,
+        "place": ranks[0],
+        "of": 2,
+        "reason": "placed",
+    }
     profile = await ana.request({"type": "profile"}, "profile")
     assert profile["rating"] == change["after"] and profile["matches"] == 1
-    assert profile["tag"] == tag_of(str(ana.player_id)) and not profile["listed"]
+    assert (await server.store.identity(str(ana.player_id))).tag == profile["tag"]
+    assert not profile["listed"]
 
 
 async def test_casual_rooms_and_known_deals_are_not_rated(
@@ -190,10 +209,11 @@ async def test_casual_rooms_and_known_deals_are_not_rated(
     ana = await client("Ana")
     doc = await finish_against_a_bot(ana, casual=True)
     assert doc["room"]["rated"] is False and doc["room"]["options"]["casual"] is True
+    assert doc["room"]["unrated"] == "casual"
     await ana.send({"type": "leave"})
     await ana.wait_for(lambda f: f["type"] == "left")
     doc = await finish_against_a_bot(ana, seed="known")
-    assert doc["room"]["rated"] is False
+    assert doc["room"]["rated"] is False and doc["room"]["unrated"] == "chosen_deal"
     await asyncio.sleep(0.2)
     profile = await ana.request({"type": "profile"}, "profile")
     assert profile["matches"] == 0 and profile["rating"] == 1000
@@ -206,7 +226,7 @@ async def test_casual_rooms_and_known_deals_are_not_rated(
     assert len(matches) == 2
 
 
-async def test_a_person_who_leaves_a_match_to_a_bot_has_abandoned_it(
+async def test_a_person_who_leaves_before_playing_makes_the_match_count_for_nobody(
     server: GameServer, client: ClientFactory
 ) -> None:
     ana, ben = await client("Ana"), await client("Ben")
@@ -218,18 +238,20 @@ async def test_a_person_who_leaves_a_match_to_a_bot_has_abandoned_it(
     ben_id = ben.player_id
     await ben.send({"type": "leave"})
     await ben.wait_for(lambda f: f["type"] == "left")
+    await ana.until(lambda c: c.doc is not None and c.doc["room"]["unrated"] == "aborted")
     await play_until_finished([ana], random.Random(2))
-    await ana.until(lambda c: c.doc is not None and c.doc["room"]["ratings"] is not None)
-    changes = ana.doc["room"]["ratings"]  # type: ignore[index]
-    assert changes[1] is not None  # Ben is rated: last, whatever his bot did
-    r = MODEL.rating
-    [[a], [b]] = MODEL.rate([[r()], [r()]], ranks=[1, 2])
-    assert changes[0]["after"] == display((a.mu, a.sigma))
-    assert changes[1]["after"] == display((b.mu, b.sigma))
-    board = {row["player"]: row for row in (await server.records.leaderboard("alltime", None))[0]}
-    assert board[ben_id]["won"] == 0 and board[ben_id]["played"] == 1
-    [summary] = await server.records.match_summaries(str(ben_id))
+    for _ in range(100):  # the match is recorded a moment after it ends
+        matches = await server.records.match_summaries(str(ben_id))
+        if matches:
+            break
+        await asyncio.sleep(0.05)
+    [summary] = matches
     assert summary["seat"] == 1 and summary["abandoned"] == [1]
+    assert summary["ratings"] is None and summary["unrated"] == "aborted"
+    assert ana.doc is not None and ana.doc["room"]["ratings"] is None
+    assert await server.store.ratings([str(ana.player_id), str(ben_id)]) == {}
+    # An unrated match is no win or loss on the all-time board either.
+    assert (await server.records.leaderboard("alltime", None))[0] == []
 
 
 async def test_a_recovery_code_takes_the_identity_to_another_client(
@@ -283,13 +305,14 @@ async def test_renaming_shows_the_new_name_with_the_same_tag_on_every_board(
     assert reply["name"] == "Ana B"
     with pytest.raises(ServerError) as refused:
         await ana.request({"type": "rename", "name": "\u200b\n"}, "profile")
-    assert refused.value.code == "bad_message"
+    assert refused.value.code == "bad_name" and refused.value.params["reason"] == "invisible"
     for board in ("alltime", "rating", "daily"):
         rows = (await ana.request({"type": "leaderboard", "board": board}, "leaderboard"))[
             "entries"
         ]
+        tags = await server.store.tags([row["player"] for row in rows])
         for row in rows:
-            assert row["tag"] == tag_of(row["player"])
+            assert row["tag"] == tags[row["player"]]
         if board == "alltime":
             assert [(r["name"], r["tag"]) for r in rows] == [("Ana B", reply["tag"])]
     [summary] = (await ana.request({"type": "my_matches"}, "matches"))["matches"]
