@@ -229,6 +229,102 @@ REASONS: dict[str, dict[str, str]] = {
 _REASON_CARDS = frozenset(("card", "next", "target", "top"))
 
 
+#: Ratings in words (see :func:`describe_change`), by language. The web client has the same
+#: sentences under the same keys, each prefixed ``rating.`` (clients/web/i18n/).
+RATINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "profile": "{who} · rating {rating}",
+        "mark": "{rating}?",
+        "provisional": "provisional — settles after {min} rated matches ({n} so far)",
+        "matches_one": "{n} rated match",
+        "matches_few": "{n} rated matches",
+        "matches_other": "{n} rated matches",
+        "nth": "{n}th",
+        "nth_1": "1st",
+        "nth_2": "2nd",
+        "nth_3": "3rd",
+        "nth_4": "4th",
+        "place": "{nth} of {of}",
+        "abandoned": "Left the match: last of {of}",
+        "no_opponents": "No opponent counted",
+        "change": "{why}: {delta} ({before} → {after})",
+        "change_none": "{why}: {delta}",
+        "moved": "{delta} ({before} → {after})",
+        "cell": "{after} ({delta})",
+        "you": "Your rating: {change}",
+        "wait": "Updating ratings…",
+        "unrated": "This match changes no rating.",
+        "unrated_casual": "Casual match: no rating changes.",
+        "unrated_chosen_deal": "A chosen deal: this match changes no rating.",
+        "unrated_daily": "Daily deal: not rated (it has its own board).",
+        "unrated_aborted": (
+            "Not rated: someone left before the match really began, so it counts for nobody."
+        ),
+    },
+    "es": {
+        "profile": "{who} · puntuación {rating}",
+        "mark": "{rating}?",
+        "provisional": "provisional — se asienta tras {min} partidas puntuadas (llevas {n})",
+        "matches_one": "{n} partida puntuada",
+        "matches_few": "{n} partidas puntuadas",
+        "matches_other": "{n} partidas puntuadas",
+        "nth": "{n}.º",
+        "nth_1": "1.º",
+        "nth_2": "2.º",
+        "nth_3": "3.º",
+        "nth_4": "4.º",
+        "place": "{nth} de {of}",
+        "abandoned": "Abandono: último de {of}",
+        "no_opponents": "Ningún rival contó",
+        "change": "{why}: {delta} ({before} → {after})",
+        "change_none": "{why}: {delta}",
+        "moved": "{delta} ({before} → {after})",
+        "cell": "{after} ({delta})",
+        "you": "Tu puntuación: {change}",
+        "wait": "Actualizando puntuaciones…",
+        "unrated": "Esta partida no cambia ninguna puntuación.",
+        "unrated_casual": "Partida informal: no cambia ninguna puntuación.",
+        "unrated_chosen_deal": "Un reparto elegido: esta partida no cambia ninguna puntuación.",
+        "unrated_daily": "Reparto del día: no puntúa (tiene su propia clasificación).",
+        "unrated_aborted": (
+            "No puntúa: alguien se fue antes de que la partida empezara de verdad, así que no "
+            "cuenta para nadie."
+        ),
+    },
+    "cs": {
+        "profile": "{who} · hodnocení {rating}",
+        "mark": "{rating}?",
+        "provisional": "prozatímní — ustálí se po {min} hodnocených zápasech (zatím {n})",
+        "matches_one": "{n} hodnocený zápas",
+        "matches_few": "{n} hodnocené zápasy",
+        "matches_other": "{n} hodnocených zápasů",
+        "nth": "{n}.",
+        "nth_1": "1.",
+        "nth_2": "2.",
+        "nth_3": "3.",
+        "nth_4": "4.",
+        "place": "{nth} ze {of}",
+        "abandoned": "Odchod ze zápasu: poslední ze {of}",
+        "no_opponents": "Nezapočítal se žádný soupeř",
+        "change": "{why}: {delta} ({before} → {after})",
+        "change_none": "{why}: {delta}",
+        "moved": "{delta} ({before} → {after})",
+        "cell": "{after} ({delta})",
+        "you": "Vaše hodnocení: {change}",
+        "wait": "Hodnocení se počítá…",
+        "unrated": "Tento zápas hodnocení nemění.",
+        "unrated_casual": "Neformální zápas: hodnocení se nemění.",
+        "unrated_chosen_deal": "Zvolené rozdání: tento zápas hodnocení nemění.",
+        "unrated_daily": "Denní rozdání se nehodnotí (má vlastní tabulku).",
+        "unrated_aborted": (
+            "Nehodnotí se: někdo odešel dřív, než zápas doopravdy začal, takže se nikomu nepočítá."
+        ),
+    },
+}
+#: Rated matches until a rating settles, when the server has not said (its ``min_matches``).
+SETTLES_AFTER = 10
+
+
 def language(env: Mapping[str, str] | None = None) -> str:
     """The player's language: ``KC_LANG``, else the locale's (``LANG``), else English."""
     env = os.environ if env is None else env
@@ -338,3 +434,159 @@ def describe_reason(reason: Mapping[str, Any] | None, lang: str = "en", card: Ca
         return text.format_map(values)
     except KeyError:
         return ""
+
+
+# --- ratings ----------------------------------------------------------------------------
+
+
+def _rating_words(lang: str) -> dict[str, str]:
+    return RATINGS.get(lang, RATINGS["en"])
+
+
+def number(value: int, lang: str = "en") -> str:
+    """A whole number as the language writes it: ``1,034`` (en), ``1034`` and ``10.034``
+    (es), ``1 034`` with a no-break space (cs), as the browsers' ``Intl`` does."""
+    grouped = f"{int(value):,}"
+    if lang == "es":
+        return grouped.replace(",", ".") if abs(int(value)) >= 10_000 else str(int(value))
+    if lang == "cs":
+        return grouped.replace(",", "\u00a0")
+    return grouped
+
+
+def signed(delta: int, lang: str = "en") -> str:
+    """A rating change as people read it: ``+34``, ``±0``, and a minus sign (U+2212) before a
+    loss."""
+    if delta > 0:
+        return f"+{number(delta, lang)}"
+    if delta < 0:
+        return f"\u2212{number(-delta, lang)}"
+    return "\u00b10"
+
+
+def rating_text(value: int, provisional: bool, lang: str = "en") -> str:
+    """A rating, followed by the provisional mark (``1,034?``) while it is not settled."""
+    shown = number(value, lang)
+    return _rating_words(lang)["mark"].format(rating=shown) if provisional else shown
+
+
+def plural(n: int, lang: str = "en") -> str:
+    """The plural form of ``n`` in ``lang``: ``one``, ``few`` (Czech 2-4) or ``other``."""
+    if n == 1:
+        return "one"
+    if lang == "cs" and 2 <= n <= 4:
+        return "few"
+    return "other"
+
+
+def describe_matches(n: int, lang: str = "en") -> str:
+    """``1 rated match``, ``3 rated matches`` (each language's plural forms)."""
+    return _rating_words(lang)[f"matches_{plural(n, lang)}"].format(n=number(n, lang))
+
+
+def describe_provisional(matches: int, least: int | None = None, lang: str = "en") -> str:
+    """``provisional — settles after 10 rated matches (3 so far)``."""
+    least = least or SETTLES_AFTER
+    return _rating_words(lang)["provisional"].format(
+        min=number(least, lang), n=number(matches, lang)
+    )
+
+
+def nth(place: int, lang: str = "en") -> str:
+    """A place in the language: ``2nd``, ``2.º``, ``2.``."""
+    words = _rating_words(lang)
+    return words.get(f"nth_{place}", words["nth"]).format(n=place)
+
+
+def describe_why(change: Mapping[str, Any] | None, lang: str = "en") -> str:
+    """Why a change is what it is, in short: ``2nd of 4``, ``Left the match: last of 4``,
+    ``No opponent counted``; "" for a change without a reason (an older match)."""
+    if not change:
+        return ""
+    words = _rating_words(lang)
+    reason = change.get("reason")
+    if reason == "no_opponents":
+        return words["no_opponents"]
+    if reason == "abandoned":
+        return words["abandoned"].format(of=number(int(change.get("of") or 0), lang))
+    if reason == "placed":
+        return words["place"].format(
+            nth=nth(int(change.get("place") or 0), lang),
+            of=number(int(change.get("of") or 0), lang),
+        )
+    return ""
+
+
+def describe_change(change: Mapping[str, Any] | None, lang: str = "en") -> str:
+    """One person's rating change in a rated match (an entry of ``doc.room.ratings`` or of a
+    history row's ``ratings``): ``2nd of 4: +12 (1,034 → 1,046?)``,
+    ``Left the match: last of 4`` and the loss, ``No opponent counted: ±0``."""
+    if not change:
+        return ""
+    words = _rating_words(lang)
+    before, after = int(change["before"]), int(change["after"])
+    values = {
+        "why": describe_why(change, lang),
+        "delta": signed(after - before, lang),
+        "before": number(before, lang),
+        "after": rating_text(after, bool(change.get("provisional")), lang),
+    }
+    if change.get("reason") == "no_opponents":
+        return words["change_none"].format_map(values)
+    return words["change" if values["why"] else "moved"].format_map(values)
+
+
+def describe_your_change(change: Mapping[str, Any], lang: str = "en") -> str:
+    """``Your rating: 2nd of 4: +12 (1,034 → 1,046)``."""
+    return _rating_words(lang)["you"].format(change=describe_change(change, lang))
+
+
+def describe_unrated(reason: str | None, lang: str = "en") -> str:
+    """Why a match changes no rating, from the server's reason (``casual``,
+    ``chosen_deal``, ``daily``, ``aborted``); an unknown one says just that."""
+    words = _rating_words(lang)
+    return words.get(f"unrated_{reason}", words["unrated"])
+
+
+def rating_wait(lang: str = "en") -> str:
+    """What shows while the server is still rating a finished match."""
+    return _rating_words(lang)["wait"]
+
+
+def who(name: object, tag: object) -> str:
+    """A person as the boards show them: ``Ana#4F7K``, or ``Ana`` with no tag yet."""
+    return f"{name}#{tag}" if isinstance(tag, str) and tag else str(name)
+
+
+def describe_profile(profile: Mapping[str, Any], lang: str = "en") -> str:
+    """You in one line, from a ``profile`` reply: ``Ana#4F7K · rating 1,034? · provisional —
+    settles after 10 rated matches (3 so far)``, or ``… · 12 rated matches`` once settled."""
+    words = _rating_words(lang)
+    if "provisional" in profile:
+        provisional = bool(profile["provisional"])
+    else:
+        provisional = not profile.get("listed")
+    matches = int(profile.get("matches") or 0)
+    head = words["profile"].format(
+        who=who(profile.get("name", "?"), profile.get("tag")),
+        rating=rating_text(int(profile.get("rating") or 0), provisional, lang),
+    )
+    tail = (
+        describe_provisional(matches, profile.get("min_matches"), lang)
+        if provisional
+        else describe_matches(matches, lang)
+    )
+    return f"{head} · {tail}"
+
+
+def unrated_reason(room: Mapping[str, Any]) -> str:
+    """Why a room's match is not rated: the server's ``unrated``, else (a server from before
+    it said) told from the room's options."""
+    reason = room.get("unrated")
+    if isinstance(reason, str) and reason:
+        return reason
+    if (room.get("options") or {}).get("casual"):
+        return "casual"
+    if room.get("daily"):
+        return "daily"
+    return "chosen_deal"

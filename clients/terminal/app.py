@@ -13,7 +13,9 @@ same person is the same player (leaderboards, match history) on every visit.
 
 ``--daily`` plays today's daily deal against three bots (ranked the first time each day);
 ``leaderboard [daily|alltime]`` and ``matches`` show the boards and your finished matches,
-and ``--leaderboard`` just prints a board and exits.
+``me`` your rating (printed on arrival too), and ``--leaderboard`` just prints a board and
+exits. A rated match's end says what it did to each person's rating (see
+:func:`~clients.terminal.render.rating_lines`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clients.net import GameClient, ServerError
-from clients.words import LANGUAGES, describe_reason, language
+from clients.words import LANGUAGES, describe_profile, describe_reason, language, who
 from protocol.bots import LEVELS
 
 from . import commands
@@ -43,6 +45,7 @@ from .render import (
     daily_label,
     error_line,
     log_line,
+    rating_lines,
     render,
     render_leaderboard,
     render_matches,
@@ -92,6 +95,8 @@ class _Seen:
     saved: tuple[str, str] | None = None
     player: tuple[str, str | None] | None = None
     notes: list[str] = field(default_factory=list)
+    #: The rating lines last shown (printed again only when they change: once rated).
+    rating: tuple[str, ...] = ()
 
 
 def screen_key(doc: dict[str, Any] | None, me: int | None) -> Any:
@@ -264,9 +269,22 @@ class TerminalClient:
         seen.errors = len(client.errors)
         self._save_token()
         key = screen_key(client.doc, client.seat)
+        rating = self._rating_lines()
         if key is not None and key != seen.screen:
             seen.screen = key
+            seen.rating = rating  # the board shows them
             self.write(self.screen(with_log=False))
+        elif rating != seen.rating:
+            # The server rates a match a moment after its end: its lines come on their own.
+            seen.rating = rating
+            if rating:
+                self.write("\n".join(rating))
+
+    def _rating_lines(self) -> tuple[str, ...]:
+        doc = self.client.doc
+        if doc is None:
+            return ()
+        return tuple(rating_lines(doc, self.client.seat, self.style.lang))
 
     async def follow(self) -> int:
         """Print updates as frames arrive until the connection is gone (1) or the host
@@ -331,6 +349,8 @@ class TerminalClient:
                 self.write(await self.leaderboard(board))
             case commands.Simple("matches"):
                 self.write(await self.matches())
+            case commands.Simple("me"):
+                self.write(await self.profile())
             case commands.Simple("help"):
                 self.write(HELP)
             case commands.Simple("leave"):
@@ -362,10 +382,17 @@ class TerminalClient:
         return render_leaderboard(reply, self.client.player_id)
 
     async def matches(self) -> str:
-        """Your finished matches with their ids, and how to replay one."""
+        """Your finished matches with their ids, what each did to your rating, and how to
+        replay one."""
         reply = await self.client.request({"type": "my_matches"}, "matches")
         today = datetime.datetime.now(datetime.UTC).date().isoformat()
-        return render_matches(reply["matches"], http_base(self.client.url), today)
+        url = http_base(self.client.url)
+        return render_matches(reply["matches"], url, today, self.style.lang)
+
+    async def profile(self) -> str:
+        """You as the server knows you: ``You: Ana#4F7K · rating 1,034? · provisional — …``."""
+        reply = await self.client.request({"type": "profile"}, "profile")
+        return f"You: {describe_profile(reply, self.style.lang)}"
 
     async def _hint(self, legal: list[str]) -> None:
         try:
@@ -534,7 +561,8 @@ async def identity(app: TerminalClient, args: argparse.Namespace, out: Write) ->
         if args.recover:
             welcome = await client.recover(args.recover)
             app.save_player()
-            out(f"You are {welcome['name']}#{welcome['tag']} here now: history and rating follow.")
+            you = who(welcome["name"], welcome.get("tag"))
+            out(f"You are {you} here now: history and rating follow.")
         else:
             code = await client.recovery_code()
             out(f"Your recovery code: {code}")
@@ -608,6 +636,8 @@ async def amain(
         finally:
             await client.close()
         return 0
+    with contextlib.suppress(ServerError, TimeoutError, ConnectionError):
+        out(await app.profile())
     try:
         await app.enter(entry_from(args))
     except (ServerError, TimeoutError, ConnectionError) as exc:

@@ -13,7 +13,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clients.words import describe_error, describe_event
+from clients.words import (
+    describe_change,
+    describe_error,
+    describe_event,
+    describe_provisional,
+    describe_unrated,
+    describe_your_change,
+    rating_wait,
+    unrated_reason,
+)
 from protocol.engine import CORNERS, SIDES
 
 Doc = Mapping[str, Any]
@@ -167,9 +176,12 @@ def render_scores(doc: Doc) -> str:
     return "\n".join(lines)
 
 
-def render_result(doc: Doc, style: Style = PLAIN, *, prompt: bool = True) -> str:
+def render_result(
+    doc: Doc, style: Style = PLAIN, *, prompt: bool = True, me: int | None = None
+) -> str:
     """The end of a hand (who went out, penalties, the hands left, now public) and of the
-    match (the winners); with ``prompt``, how the next hand comes after a hand."""
+    match (the winners and the ratings, see :func:`rating_lines`); with ``prompt``, how the
+    next hand comes after a hand."""
     game = doc["game"]
     result = game.get("result")
     lines: list[str] = []
@@ -184,9 +196,34 @@ def render_result(doc: Doc, style: Style = PLAIN, *, prompt: bool = True) -> str
     if game["phase"] == "finished" and game.get("winners") is not None:
         winners = " and ".join(seat_name(doc, i) for i in game["winners"])
         lines.append(f"Match over: {winners} won.")
+        lines.extend(rating_lines(doc, me, style.lang))
     elif game["phase"] == "hand_over" and prompt:
         lines.append("The next hand is dealt shortly (type 'next' to deal it now).")
     return "\n".join(lines)
+
+
+def rating_lines(doc: Doc, me: int | None = None, lang: str = "en") -> list[str]:
+    """What a finished match did to the ratings, for viewer ``me``: why it changes none,
+    or that the server is still rating it, or each rated person's change (yours first, with
+    the provisional mark explained). Empty before the match is over."""
+    room, game = doc["room"], doc.get("game")
+    if game is None or game["phase"] != "finished" or "rated" not in room:
+        return []
+    if not room.get("rated"):
+        return [describe_unrated(unrated_reason(room), lang)]
+    ratings = room.get("ratings")
+    if not ratings:
+        return [rating_wait(lang)]
+    lines: list[str] = []
+    mine = ratings[me] if me is not None and 0 <= me < len(ratings) else None
+    if mine:
+        lines.append(describe_your_change(mine, lang))
+        if mine.get("provisional"):
+            lines.append(f"  {describe_provisional(int(mine['matches']), None, lang)}")
+    for seat, change in enumerate(ratings):
+        if change and seat != me:
+            lines.append(f"  {seat_name(doc, seat)}: {describe_change(change, lang)}")
+    return lines
 
 
 def render_actions(legal: Sequence[str], style: Style = PLAIN) -> str:
@@ -331,7 +368,7 @@ def render(
             parts.append(f"Your hand ({len(hand)}): {cards(hand, style) if hand else '(empty)'}")
         parts.append(render_scores(doc))
         if game.get("result") is not None or game["phase"] == "finished":
-            parts.append(render_result(doc, style))
+            parts.append(render_result(doc, style, me=me))
     if log:
         parts.append("Log:\n" + render_log(log, doc, style))
     status = turn_line(doc, me)
@@ -385,12 +422,16 @@ def _when(stamp: object) -> str:
 
 
 def render_matches(
-    matches: Sequence[Mapping[str, Any]], replay_url: str | None = None, today: str | None = None
+    matches: Sequence[Mapping[str, Any]],
+    replay_url: str | None = None,
+    today: str | None = None,
+    lang: str = "en",
 ) -> str:
     """A ``matches`` reply: one finished match per line, newest first, with its id, when it
-    ended, the seats with their totals (winners starred) and a daily-deal mark. With
-    ``replay_url``, how to replay one; a daily deal of ``today`` (or later) is marked as
-    replayable only once the day is over."""
+    ended, the seats with their totals (winners starred) and a daily-deal mark, and under it
+    what the match did to your rating (or why nothing). With ``replay_url``, how to replay
+    one; a daily deal of ``today`` (or later) is marked as replayable only once the day is
+    over."""
     if not matches:
         return "You have no finished matches yet."
     lines = ["Your finished matches (newest first):"]
@@ -410,9 +451,28 @@ def render_matches(
             if today is not None and str(daily.get("day")) >= today:
                 text += " (replay once the day is over)"
         lines.append(text)
+        rating = match_rating(summary, lang)
+        if rating:
+            lines.append(f"      {rating}")
     if replay_url is not None:
         lines.append(f"Replay one with: kings-corner replay ID --url {replay_url}")
     return "\n".join(lines)
+
+
+def match_rating(summary: Mapping[str, Any], lang: str = "en") -> str:
+    """What a finished match (a ``matches`` row) did to your rating, as the match's end said
+    it, or why it changed none; "" for a match from before the server said either."""
+    ratings = summary.get("ratings")
+    seat = summary.get("seat")
+    mine = None
+    if isinstance(ratings, Sequence) and isinstance(seat, int) and 0 <= seat < len(ratings):
+        mine = ratings[seat]
+    if mine:
+        return describe_your_change(mine, lang)
+    reason = summary.get("unrated")
+    if isinstance(reason, str) and reason:
+        return describe_unrated(reason, lang)
+    return ""
 
 
 HELP = """Commands:
@@ -429,7 +489,8 @@ HELP = """Commands:
   look            show the board again
   leaderboard [daily|alltime]
                   show today's daily-deal board (or the all-time one)
-  matches         list your finished matches, to replay them
+  matches         list your finished matches (and your rating's move), to replay them
+  me              your name, tag and rating
   leave           give up your seat for good (a bot takes it) and quit
   quit            disconnect (come back later with --join CODE)
   help            this list"""
@@ -447,6 +508,8 @@ __all__ = [
     "describe",
     "error_line",
     "log_line",
+    "match_rating",
+    "rating_lines",
     "render",
     "render_actions",
     "render_leaderboard",

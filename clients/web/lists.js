@@ -2,6 +2,7 @@
 
 import { el } from "./dom.js";
 import { lang, t } from "./i18n.js";
+import { changeText, unratedText } from "./rating.js";
 
 /** Competition ranks (1, 2, 2, 4) of rows already sorted best first; ``key`` tells ties. */
 function ranks(entries, key) {
@@ -104,6 +105,16 @@ function matchTitle(match) {
     : t("matches.room", { code: match.room });
 }
 
+/** What a finished match did to your rating: the change as the match-end screen said it, or
+ * why it changed none; "" for a match from before ratings said either. */
+function ratingLine(match) {
+  const ratings = Array.isArray(match.ratings) ? match.ratings : null;
+  const mine = ratings && typeof match.seat === "number" ? ratings[match.seat] : null;
+  if (mine) return t("rating.you", { change: changeText(mine) });
+  if (typeof match.unrated === "string" && match.unrated) return unratedText(match.unrated);
+  return "";
+}
+
 /** One line per finished match, newest first, each with a Replay button. */
 export function matchList(matches, onReplay) {
   return matches.map((match) => {
@@ -128,6 +139,7 @@ export function matchList(matches, onReplay) {
     );
     const title = matchTitle(match);
     const date = when(match.finished_at);
+    const rating = ratingLine(match);
     return el(
       "li",
       { class: "match-row", dataset: { match: String(match.id) } },
@@ -137,6 +149,7 @@ export function matchList(matches, onReplay) {
         el("strong", { text: title }),
         el("span", { class: "muted small", text: date }),
         players,
+        rating ? el("p", { class: "match-rating small", text: rating }) : null,
       ),
       el("button", {
         type: "button",

@@ -4,24 +4,15 @@
 import { currentName, send } from "./connection.js";
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
+import { profileText } from "./rating.js";
 import { NAME, S, storage } from "./state.js";
 import { toast } from "./toasts.js";
 
-/** The lobby's line about you: "Ana#4F7K · rating 1034 · 5 rated matches". */
+/** The lobby's line about you: "Ana#4F7K · rating 1,034? · provisional — settles after 10
+ * rated matches (3 so far)", or "… · rating 1,234 · 12 rated matches" once it settled. */
 export function renderMe() {
   const me = S.profile;
-  const line = $("me-line");
-  if (!me) {
-    line.textContent = "";
-    return;
-  }
-  const parts = [
-    t("me.line", { name: me.name, tag: me.tag, rating: me.rating }),
-    me.listed
-      ? t("me.matches", { n: me.matches })
-      : t("me.provisional", { n: me.matches, min: me.min_matches }),
-  ];
-  line.textContent = parts.join(" · ");
+  $("me-line").textContent = me ? profileText(me) : "";
 }
 
 export function askProfile() {

@@ -6,6 +6,14 @@ import { send } from "./connection.js";
 import { game, seatName } from "./doc.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
+import {
+  SETTLES_AFTER,
+  cellText,
+  changeText,
+  provisionalText,
+  unratedText,
+  whyText,
+} from "./rating.js";
 import { S } from "./state.js";
 import { todayUtc } from "./replay.js";
 import { leave } from "./sync.js";
@@ -78,7 +86,7 @@ export function renderOverlay() {
       el("td", { class: "left-cell" }, faces),
       el("td", { class: "num", text: `+${result.penalties[i]}` }),
       el("td", { class: "num total", text: String(g.totals[i]) }),
-      ratings ? el("td", { class: "num rating", text: ratingCell(ratings[i]) }) : null,
+      ratings ? ratingCell(ratings[i]) : null,
     );
   });
   $("result-table").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
@@ -115,42 +123,57 @@ export function renderOverlay() {
   }
 }
 
-/** A rating change as people read it: "+34", "−12", "±0". */
-export function signed(delta) {
-  if (delta > 0) return `+${delta}`;
-  if (delta < 0) return `\u2212${-delta}`;
-  return "\u00b10";
-}
-
+/** A result table's rating cell: the rating after the match with its move ("1,046? (+12)"),
+ * and under it why ("2nd of 4", "Left the match: last of 4", "No opponent counted"). */
 function ratingCell(change) {
-  return change ? `${change.after} (${signed(change.after - change.before)})` : "";
+  if (!change) return el("td", { class: "num rating" });
+  const why = whyText(change);
+  return el(
+    "td",
+    { class: "num rating" },
+    el("span", { class: "rating-move", text: cellText(change) }),
+    why ? el("span", { class: "rating-why", text: why }) : null,
+  );
 }
 
-/** Under the winners: your rating's move once the match is rated (or why it does not). */
+/** Under the winners: your rating's move once the match is rated, with its place and the
+ * provisional mark explained; or why the match changes no rating. */
 function renderRating(finished, ratings) {
   const line = $("result-rating");
+  const note = $("result-provisional");
+  const room = S.doc.room;
   let text = "";
-  if (finished && S.doc.room.rated === false) {
-    const room = S.doc.room;
-    let why = "result.unrated_deal"; // the client chose the deal (a seed or stacked decks)
-    if (room.options.casual) why = "result.unrated";
-    else if (room.daily) why = "result.unrated_daily";
-    text = t(why);
-  } else if (finished && S.role === "player" && S.doc.room.rated) {
+  let noteText = "";
+  if (finished && room.rated === false) {
+    text = unratedText(room.unrated || unratedGuess(room));
+  } else if (finished && S.role === "player" && room.rated) {
     const mine = ratings && S.seat !== null ? ratings[S.seat] : null;
     if (mine) {
-      text = t("result.rating", {
-        before: mine.before,
-        after: mine.after,
-        delta: signed(mine.after - mine.before),
-      });
-      if (S.profile) Object.assign(S.profile, { rating: mine.after, matches: mine.matches });
+      text = t("rating.you", { change: changeText(mine) });
+      const least = S.profile && S.profile.min_matches ? S.profile.min_matches : SETTLES_AFTER;
+      if (mine.provisional) noteText = provisionalText(mine.matches, least);
+      if (S.profile) {
+        Object.assign(S.profile, { rating: mine.after, matches: mine.matches });
+        if ("provisional" in mine) {
+          S.profile.provisional = Boolean(mine.provisional);
+          S.profile.listed = !mine.provisional;
+        }
+      }
     } else if (!ratings) {
-      text = t("result.rating_wait");
+      text = t("rating.wait");
     }
   }
   line.textContent = text;
   line.hidden = !text;
+  note.textContent = noteText;
+  note.hidden = !noteText;
+}
+
+/** Why an unrated room is, when the server did not say (one from before it did). */
+function unratedGuess(room) {
+  if (room.options && room.options.casual) return "casual";
+  if (room.daily) return "daily";
+  return "chosen_deal"; // the client chose the deal (a seed or stacked decks)
 }
 
 /** When the current UTC day ends, in this browser's own time. */

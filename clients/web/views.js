@@ -7,6 +7,7 @@ import { send } from "./connection.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { leaderboardTable, matchList, standing } from "./lists.js";
+import { SETTLES_AFTER, matchesText } from "./rating.js";
 import { closeReplay, openReplay, replayId, todayUtc, wireReplay } from "./replay.js";
 import { S, render } from "./state.js";
 import { toast } from "./toasts.js";
@@ -146,7 +147,8 @@ export function renderBoards() {
   const board = S.boardTab;
   const data = S.boards[board];
   const daily = board === "daily";
-  const least = S.profile ? S.profile.min_matches : 3;
+  const least = S.profile && S.profile.min_matches ? S.profile.min_matches : SETTLES_AFTER;
+  const counts = { n: least, matches: matchesText(least) };
   $("board-caption").textContent = daily
     ? t("boards.daily_caption", { day: data && data.day ? data.day : todayUtc() })
     : t(board === "rating" ? "boards.rating_caption" : "boards.alltime_caption", { n: least });
@@ -164,13 +166,13 @@ export function renderBoards() {
     });
   } else {
     const why = board === "rating" ? "boards.not_rated" : "boards.not_listed";
-    rank.textContent = t(daily ? "boards.not_ranked" : why, { n: least });
+    rank.textContent = t(daily ? "boards.not_ranked" : why, counts);
   }
   rank.classList.toggle("ranked", Boolean(mine));
   $("board-body").replaceChildren(
     data.entries.length
       ? leaderboardTable(board, data.entries, S.playerId)
-      : el("p", { class: "muted", text: t(EMPTY[board] || "boards.empty_alltime", { n: least }) }),
+      : el("p", { class: "muted", text: t(EMPTY[board] || "boards.empty_alltime", counts) }),
   );
 }
 

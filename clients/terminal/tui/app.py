@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from clients.net import GameClient, ServerError
-from clients.words import describe_error
+from clients.words import describe_error, describe_profile
 
 from ..app import Entry, TerminalClient
 from ..replay import ReplayError, build, fetch_record
@@ -86,6 +86,7 @@ class KingsCornerApp(App[int]):
                 return
         self.terminal.save_tokens()
         self._pump = asyncio.create_task(self.pump())
+        self.refresh_profile()
         if self.replay_id is not None:
             self.open_replay(self.replay_id)
         elif self.entry is not None:
@@ -96,6 +97,17 @@ class KingsCornerApp(App[int]):
             self._pump.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._pump
+
+    def refresh_profile(self) -> None:
+        """Ask the server who this player is now (rating, rated matches) for the lobby."""
+        self.run_worker(self._profile(), exclusive=True, group="profile")
+
+    async def _profile(self) -> None:
+        try:
+            reply = await self.client.request({"type": "profile"}, "profile")
+        except (ServerError, TimeoutError, ConnectionError):
+            return
+        self.lobby.show_me(describe_profile(reply, self.look.lang))
 
     def note(self, text: str) -> None:
         """Say something in the lobby (or, in a room, in the status line)."""
@@ -162,6 +174,7 @@ class KingsCornerApp(App[int]):
             self.pop_screen()
         self.lobby.show_note(message.note)
         self.notes.append(message.note)
+        self.refresh_profile()
 
     # --- the pump ---------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from clients.net import GameClient, ServerError
+from clients.terminal.render import match_rating
 from clients.words import describe_error
 
 from .look import Look
@@ -52,8 +53,9 @@ def board_text(reply: Mapping[str, Any], me: str | None, lang: str) -> Text:
     return out
 
 
-def match_label(summary: Mapping[str, Any]) -> str:
-    """One finished match in a line: id, when, the seats with totals (winners starred)."""
+def match_label(summary: Mapping[str, Any], lang: str = "en") -> str:
+    """One finished match: id, when, the seats with totals (winners starred); under it what
+    the match did to your rating, or why nothing."""
     seats = summary.get("seats") or []
     totals = summary.get("totals") or []
     winners = set(summary.get("winners") or [])
@@ -68,7 +70,9 @@ def match_label(summary: Mapping[str, Any]) -> str:
         when = datetime.datetime.fromtimestamp(stamp, datetime.UTC).strftime("%m-%d %H:%M")
     daily = summary.get("daily")
     mark = f" [daily {daily.get('day')}]" if daily else ""
-    return f"{summary.get('id')}  {when}  {', '.join(players)}{mark}"
+    line = f"{summary.get('id')}  {when}  {', '.join(players)}{mark}"
+    rating = match_rating(summary, lang)
+    return f"{line}\n    {rating}" if rating else line
 
 
 class Opener(Protocol):
@@ -156,7 +160,8 @@ class MatchesScreen(Screen[None]):
         if not self.matches:
             listing.add_option(Option(t(self.look.lang, "matches_none"), disabled=True))
         for summary in self.matches:
-            listing.add_option(Option(match_label(summary), id=str(summary.get("id"))))
+            label = match_label(summary, self.look.lang)
+            listing.add_option(Option(label, id=str(summary.get("id"))))
         if self.matches:
             listing.highlighted = 0
         listing.focus()

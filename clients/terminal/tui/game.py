@@ -184,7 +184,9 @@ class GameScreen(Screen[None]):
             middle.update(result_text(doc, me, look))
 
         hand_view = self.query_one("#hand", HandView)
-        hand_view.display = game is not None
+        # Once the match is over, what was left in the hand is in the result (with the
+        # ratings): the room goes to the result.
+        hand_view.display = game is not None and game["phase"] != "finished"
         if game is not None and "hand" in game:
             hand_view.border_title = t(lang, "your_hand", n=len(hand))
         else:

@@ -1,6 +1,6 @@
-"""The lobby: one key for each way into a game (a new room, a code to join or watch, quick
-play, the daily deal), the boards, your matches and the replay viewer; and the small
-dialogs those need (a code, the new room's options)."""
+"""The lobby: you and your rating, one key for each way into a game (a new room, a code to
+join or watch, quick play, the daily deal), the boards, your matches and the replay viewer;
+and the small dialogs those need (a code, the new room's options)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ class LobbyScreen(Screen[None]):
     LobbyScreen { align: center middle; }
     #menu { width: auto; min-width: 50; height: auto; border: round $accent; padding: 0 2; }
     #note { height: auto; color: $text-muted; }
+    #me { height: auto; margin: 0 0 1 0; }
+    #me.empty { display: none; }
     """
 
     def __init__(self, name: str) -> None:
@@ -66,10 +68,12 @@ class LobbyScreen(Screen[None]):
         ):
             lines.append("  " + t(lang, key))
         with Vertical(id="menu"):
+            yield Static(id="me")
             yield Static(Text("\n".join(lines)))
             yield Static(id="note")
 
     def on_mount(self) -> None:
+        self.show_me("")
         menu = self.query_one("#menu")
         menu.border_title = t(self.host.look.lang, "lobby_title", name=self.player_name)
         if not self.host.look.symbols:
@@ -77,6 +81,12 @@ class LobbyScreen(Screen[None]):
 
     def show_note(self, text: str) -> None:
         self.query_one("#note", Static).update(Text(text))
+
+    def show_me(self, text: str) -> None:
+        """You as the server knows you: name and tag, rating, rated matches."""
+        me = self.query_one("#me", Static)
+        me.update(Text(text))
+        me.set_class(not text, "empty")
 
     async def on_key(self, event: Key) -> None:
         ch = event.character or ""

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.render import seat_name
+from clients.terminal.render import rating_lines, seat_name
 from clients.words import describe_event
 
 from .board import seat_tags
@@ -71,12 +71,27 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
 
 
 def result_text(doc: Doc, me: int | None, look: Look) -> Text:
-    """The end of a hand (who went out, each penalty with the cards left, now public), the
-    scores hand by hand, and at the end of the match the winners and the rematch keys."""
+    """The end of a hand (who went out, each penalty with the cards left, now public) and
+    the scores hand by hand. At the end of the match the winners, the ratings (yours first,
+    or why the match changes none) and the rematch keys come first: the hand's details
+    below are what a short terminal cuts."""
     lang = look.lang
     room, game = doc["room"], doc["game"]
     result = game.get("result")
     out = Text()
+    if game["phase"] == "finished" and game.get("winners") is not None:
+        winners = t(lang, "and").join(seat_name(doc, i) for i in game["winners"])
+        out.append(t(lang, "match_over", names=winners) + "\n", "bold")
+        for line in rating_lines(doc, me, lang):
+            out.append(line.strip() + "\n", "" if line.startswith(" ") else "bold")
+        if me is not None and room.get("daily"):
+            out.append(t(lang, "daily_over") + "\n", "dim")
+        elif me is not None:
+            out.append(t(lang, "rematch_keys") + "\n", "dim")
+            votes = [seat_name(doc, i) for i in room.get("rematch") or []]
+            if votes:
+                out.append(t(lang, "votes", names=", ".join(votes)) + "\n", "dim")
+        out.append("\n")
     if result is not None:
         if result["reason"] == "emptied" and result["out"] is not None:
             head = t(lang, "result_out", n=game["hand_no"], name=seat_name(doc, result["out"]))
@@ -92,25 +107,17 @@ def result_text(doc: Doc, me: int | None, look: Look) -> Text:
             out.append("\n")
     out.append("\n" + t(lang, "totals", target=game["target"]) + "\n", "bold")
     seats = game["seats"]
-    names = [seat_name(doc, i)[:8] for i in range(seats)]
-    out.append(f" {'':<8}" + "".join(f"{n:>9}" for n in names) + "\n", "dim")
+    # Four columns still fit the narrowest middle (42 characters at 80 columns).
+    width = 9 if seats < 4 else 8
+    names = [seat_name(doc, i)[: width - 1] for i in range(seats)]
+    out.append(f" {'':<8}" + "".join(f"{n:>{width}}" for n in names) + "\n", "dim")
     for no, row in enumerate(game["scores"][-4:], start=max(1, len(game["scores"]) - 3)):
         label = t(lang, "hand_col", n=no)
-        out.append(f" {label:<8}" + "".join(f"{p:>9}" for p in row) + "\n")
+        out.append(f" {label:<8}" + "".join(f"{p:>{width}}" for p in row) + "\n")
     total = t(lang, "total_col")
-    out.append(f" {total:<8}" + "".join(f"{p:>9}" for p in game["totals"]) + "\n", "bold")
-    if game["phase"] == "finished" and game.get("winners") is not None:
-        winners = t(lang, "and").join(seat_name(doc, i) for i in game["winners"])
-        out.append("\n" + t(lang, "match_over", names=winners) + "\n", "bold")
-        if me is not None and room.get("daily"):
-            out.append(t(lang, "daily_over"), "dim")
-        elif me is not None:
-            out.append(t(lang, "rematch_keys"), "dim")
-            votes = [seat_name(doc, i) for i in room.get("rematch") or []]
-            if votes:
-                out.append("\n" + t(lang, "votes", names=", ".join(votes)), "dim")
-    elif game["phase"] == "hand_over" and me is not None:
-        out.append("\n" + t(lang, "next_hand"), "dim")
+    out.append(f" {total:<8}" + "".join(f"{p:>{width}}" for p in game["totals"]), "bold")
+    if game["phase"] == "hand_over" and me is not None:
+        out.append("\n\n" + t(lang, "next_hand"), "dim")
     return out
 
 
