@@ -565,6 +565,7 @@ async def identity(app: TerminalClient, args: argparse.Namespace, out: Write) ->
             out(f"You are {you} here now: history and rating follow.")
         else:
             code = await client.recovery_code()
+            app.save_player()  # the new token: the one it had is revoked with the old code
             out(f"Your recovery code: {code}")
             out("It is shown only this once. Use it in another browser, or with --recover here.")
     except (ServerError, TimeoutError, ConnectionError) as exc:
