@@ -26,6 +26,7 @@ import { render, renderAll } from "./screens.js";
 import { LAST, NAME, PLAYER, S, SESSION, setRenderer, storage } from "./state.js";
 import {
   PLAYER_RE,
+  keepPlayer,
   onError,
   onJoined,
   onKicked,
@@ -84,6 +85,7 @@ function onFrame(frame) {
     case "profile":
       return onProfile(frame);
     case "recovery_code":
+      keepPlayer(frame);
       return onRecoveryCode(frame);
     default:
       return undefined;

@@ -19,11 +19,17 @@ import { leaveView, reopenView } from "./views.js";
 // The secret player token the server hands out in "welcome" (its own alphabet, 16-64 chars).
 export const PLAYER_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
-export function onWelcome(frame) {
+/** Keep the player token a frame brings (`welcome`, and `recovery_code`: making a code
+ * signs every other device out, this one goes on with the new token). */
+export function keepPlayer(frame) {
   if (typeof frame.player === "string" && PLAYER_RE.test(frame.player)) {
     S.player = frame.player;
     storage.set(localStorage, PLAYER, frame.player);
   }
+}
+
+export function onWelcome(frame) {
+  keepPlayer(frame);
   if (typeof frame.player_id === "string") S.playerId = frame.player_id;
   if (S.welcomed) {
     // A second hello (new name) is answered again; the views may show "you" now.
@@ -179,6 +185,9 @@ export function errorText(frame) {
     params.names = params.seats.map((i) => seatName(i)).join(", ");
   }
   const variants = [];
+  if (params.reason && params.retry_after !== undefined) {
+    variants.push(`err.${frame.code}_${params.reason}_wait`);
+  }
   if (params.reason) variants.push(`err.${frame.code}_${params.reason}`);
   if (frame.code === "does_not_fit" && params.base) variants.push("err.does_not_fit_move");
   if (frame.code === "corner_needs_king" && params.to) variants.push("err.corner_needs_king_move");
@@ -195,15 +204,17 @@ export function errorText(frame) {
 
 export function onError(frame) {
   const text = errorText(frame);
-  if (!S.welcomed && frame.code === "bad_message" && S.ws && S.helloTries < 2) {
+  const refusedHello = ["bad_message", "bad_name", "identity_revoked"].includes(frame.code);
+  if (!S.welcomed && refusedHello && S.ws && S.helloTries < 2) {
     // The hello was refused: try the default name, then (only then) a new identity, rather
-    // than stay stuck on "Connecting…".
+    // than stay stuck on "Connecting…". A token signed out elsewhere is dropped at once.
     S.helloTries += 1;
-    if (S.helloTries === 2) {
+    if (S.helloTries === 2 || frame.code === "identity_revoked") {
       S.player = null;
       storage.remove(localStorage, PLAYER);
     }
-    S.helloName = t("lobby.default_name");
+    if (frame.code === "identity_revoked") toast(text);
+    else S.helloName = t("lobby.default_name");
     S.ws.send(JSON.stringify(hello(S.helloName)));
     return;
   }

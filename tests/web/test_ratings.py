@@ -180,6 +180,20 @@ def test_a_rated_match_against_bots_shows_the_place_and_the_provisional_mark(
     other.click("#matches-go")
     expect(other.locator("#match-list .match-row").first).to_be_visible()
 
+    # The browser that made the code kept going with the token that came with it: after a
+    # reload it is still Ana. A newer code, made on the other browser, signs it out.
+    made = storage_item(ana, "localStorage", "kc.player")
+    assert isinstance(made, str) and made != token
+    ana.reload()
+    expect(ana.locator("#me-line")).to_contain_text(f"Ana#{tag} · rating {rating_now.group(1)}")
+    other.click("#matches .view-back")
+    other.click("#me-code")
+    expect(other.locator("#me-code-box")).to_contain_text("Your recovery code: ")
+    ana.reload()
+    expect(ana.locator(".toast").last).to_contain_text("This device was signed out")
+    expect(ana.locator("#me-line")).not_to_contain_text(f"#{tag}")
+    assert storage_item(ana, "localStorage", "kc.player") != made
+
 
 def test_a_casual_room_says_its_match_changes_no_rating(pages: Pages) -> None:
     cai = pages.open("casual-cai")
