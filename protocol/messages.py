@@ -71,6 +71,11 @@ class RoomOptions(_Message):
     dealer: int | None = Field(default=None, ge=0, le=3)
     #: A practice room: its matches change nobody's rating.
     casual: bool = False
+    #: How fast the bots play: ``normal`` waits the server's ``bot_delay`` before each bot
+    #: action and its ``hand_pause`` between hands; ``fast`` a quarter of each (regulars who
+    #: still want to follow every move). A match nobody plays or watches any more is finished
+    #: at once either way.
+    pace: Literal["normal", "fast"] = "normal"
 
 
 # --- client to server ------------------------------------------------------------------

@@ -240,6 +240,7 @@ class Room:
                 "kings_first": s.kings_first,
                 "turn_timer": s.turn_timer,
                 "casual": s.casual,
+                "pace": s.pace,
             },
             "seats": [seat.public() if seat else None for seat in self.seats],
             "host": self.host,
@@ -471,14 +472,13 @@ class Room:
         check_phase(self.phase, "configure")
         self._host_only(actor)
         # Reproducible-deal settings are never shown to clients: keep them unless resent.
+        # The bots' pace is kept too unless resent (a client that knows no pace keeps it).
         before = self.settings
-        settings = settings.model_copy(
-            update={
-                key: getattr(before, key)
-                for key in ("seed", "decks", "dealer")
-                if getattr(settings, key) is None
-            }
-        )
+        kept = {key: getattr(before, key) for key in ("seed", "decks", "dealer")}
+        kept = {key: value for key, value in kept.items() if getattr(settings, key) is None}
+        if "pace" not in settings.model_fields_set:
+            kept["pace"] = before.pace
+        settings = settings.model_copy(update=kept)
         for i, s in enumerate(self.seats):
             if s is not None and s.kind == "human" and i >= settings.seats:
                 raise BadOptions(
@@ -486,7 +486,7 @@ class Room:
                 )
         options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
-        events: list[Event] = [{"e": "configure", "options": settings.model_dump()}]
+        events: list[Event] = [{"e": "configure", "options": stored_options(settings)}]
         for i, level in enumerate(settings.bots[: settings.seats]):
             current = self.seats[i] if i < len(self.seats) else None
             if level is None or (current is not None and current.level == level):
@@ -887,12 +887,18 @@ def bot_seat_event(seat: int, level: str) -> Event:
     return {"e": "sit", "seat": seat, "name": f"Bot {seat + 1}", "kind": "bot", "level": level}
 
 
+def stored_options(settings: RoomOptions) -> dict[str, Any]:
+    """The options as a ``create`` or ``configure`` event stores them: the normal pace is
+    left out, so such an event reads the same as before the pace existed."""
+    return settings.model_dump(exclude={"pace"} if settings.pace == "normal" else None)
+
+
 def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None = None) -> Event:
     """The first event of a room. ``daily`` marks a daily-deal room: ``{day, ranked, seed}``."""
     event: Event = {
         "e": "create",
         "code": code,
-        "options": settings.model_dump(),
+        "options": stored_options(settings),
         "at": time.time(),
     }
     if daily is not None:

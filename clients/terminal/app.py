@@ -79,6 +79,8 @@ class Entry:
     draw: Literal["end", "start"] = "end"
     kings_first: bool = False
     public: bool = False
+    #: The bots' pace: "fast" waits a quarter of the server's delays.
+    pace: Literal["normal", "fast"] = "normal"
     #: Stacked decks (one per hand, index 0 the top) and the first dealer, for a deal
     #: that is the same every time (tournaments, tests).
     decks: tuple[tuple[str, ...], ...] = ()
@@ -163,6 +165,7 @@ class TerminalClient:
                 draw=entry.draw,
                 kings_first=entry.kings_first,
                 public=entry.public,
+                pace=entry.pace,
                 bots=bots,
                 **stacked,
             )

@@ -353,6 +353,8 @@ def render(
         variants.append("kings first")
     if opts.get("turn_timer"):
         variants.append(f"{opts['turn_timer']:g}s turns")
+    if opts.get("pace") == "fast":
+        variants.append("fast bots")
     phase = (game["phase"] if game is not None else room["phase"]).replace("_", " ")
     head = f"Room {room['code']} · {phase}"
     daily = daily_label(doc)

@@ -163,7 +163,7 @@ class PromptScreen(ModalScreen[str | None]):
 
 class CreateScreen(ModalScreen[Entry | None]):
     """The new room's options: seats, a bot (or a person) for each other seat, the
-    target, when to draw, kings first, public."""
+    target, when to draw, the bots' pace, kings first, public."""
 
     CSS = """
     CreateScreen { align: center middle; }
@@ -216,6 +216,15 @@ class CreateScreen(ModalScreen[Entry | None]):
                     allow_blank=False,
                 )
             with Horizontal():
+                yield Label(t(lang, "opt_pace"))
+                yield Select(
+                    [(t(lang, "pace_normal"), "normal"), (t(lang, "pace_fast"), "fast")],
+                    value="normal",
+                    id="pace",
+                    compact=True,
+                    allow_blank=False,
+                )
+            with Horizontal():
                 yield Checkbox(t(lang, "opt_kings"), id="kings", compact=True)
                 yield Checkbox(t(lang, "opt_public"), id="public", compact=True)
             with Horizontal(id="buttons"):
@@ -251,6 +260,7 @@ class CreateScreen(ModalScreen[Entry | None]):
             bots=tuple(bots),
             target=target,
             draw="start" if start else "end",
+            pace="fast" if self.query_one("#pace", Select).value == "fast" else "normal",
             kings_first=self.query_one("#kings", Checkbox).value,
             public=self.query_one("#public", Checkbox).value,
         )

@@ -20,7 +20,7 @@ Doc = Mapping[str, Any]
 
 
 def options_line(doc: Doc, lang: str) -> str:
-    """The room's variants in a few words: target, draw, kings first, timer."""
+    """The room's variants in a few words: target, draw, kings first, timer, fast bots."""
     room = doc["room"]
     opts = room["options"]
     parts = [t(lang, "target", n=opts["target"]), t(lang, f"draw_{opts['draw']}")]
@@ -28,6 +28,8 @@ def options_line(doc: Doc, lang: str) -> str:
         parts.append(t(lang, "kings_first"))
     if opts.get("turn_timer"):
         parts.append(t(lang, "timer", s=f"{opts['turn_timer']:g}"))
+    if opts.get("pace") == "fast":
+        parts.append(t(lang, "fast_bots"))
     return " · ".join(parts)
 
 
