@@ -235,6 +235,25 @@ class StoreUnavailable(KingsCornerError):
     default_message = "The game store is unreachable; try again shortly."
 
 
+class StoreFull(StoreUnavailable):
+    """The store is out of memory and refuses writes (Redis at ``maxmemory`` with the
+    ``noeviction`` policy): nothing of the request was stored, and what was stored before
+    is kept. Reading still works; writes work again once the operators make room."""
+
+    code = "store_full"
+    default_message = "The game store is full; nothing was changed. Try again later."
+
+
+class UpgradeNeeded(KingsCornerError):
+    """Room ``room`` holds a stored event this server version cannot read (a kind or a
+    ``format`` newer than it knows): a newer server serves it; this one does not touch it."""
+
+    code = "upgrade_needed"
+    client_fault = False
+    param_names = ("room", "format")
+    default_message = "That room needs a newer server version; reconnect in a moment."
+
+
 class Conflict(KingsCornerError):
     """Another process changed the room first; the caller retries on fresh state."""
 

@@ -17,4 +17,5 @@ command -v redis-server >/dev/null 2>&1 || apt_install redis-server || { apt-get
 { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1 || apt_install nginx-light || { apt-get update -q && apt_install nginx-light; }
 python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip
-.venv/bin/pip install -q -e '.[test]'
+# The runtime dependencies at the versions the image installs (constraints.txt).
+.venv/bin/pip install -q -e '.[test]' -c constraints.txt

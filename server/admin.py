@@ -27,7 +27,7 @@ from typing import Any
 from websockets.http11 import Request
 
 from protocol.codec import dumps
-from protocol.errors import KingsCornerError
+from protocol.errors import KingsCornerError, UpgradeNeeded
 
 from .config import Settings
 from .live_room import RoomConnection
@@ -85,8 +85,14 @@ async def list_rooms(store: Store) -> list[dict[str, Any]]:
             events = await store.read(code)
         except KingsCornerError:
             continue  # deleted meanwhile
-        room = Room.from_events(events)
         members = await store.presence(code)
+        try:
+            room = Room.from_events(events)
+        except UpgradeNeeded as exc:
+            # Written by a newer release: listed, not folded (a newer process serves it).
+            entry = {"room": code, "upgrade_needed": exc.params, "version": len(events)}
+            rooms.append({**entry, "members": members})
+            continue
         rooms.append(
             {
                 "room": code,

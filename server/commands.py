@@ -23,7 +23,6 @@ from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
     BadName,
-    ClientError,
     IdentityRevoked,
     KingsCornerError,
     NotHello,
@@ -336,7 +335,7 @@ async def act(s: Services, conn: RoomConnection, msg: Act) -> None:
         await live.commit(
             lambda r: r.decide_act(live.seat_of(conn), action), actor=conn, seq=msg.seq
         )
-    except ClientError as exc:
+    except KingsCornerError as exc:  # the client's fault or the store's (store_full, ...)
         metrics.count(metrics.actions, "refused", exc.code)
         raise
     metrics.count(metrics.actions, "accepted", "")

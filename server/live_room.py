@@ -21,7 +21,7 @@ from typing import Any, TypeAlias
 from protocol.codec import dumps
 from protocol.diff import Op
 from protocol.engine import Action, Match, seat_view
-from protocol.errors import ClientError, Conflict, KingsCornerError, RoomNotFound
+from protocol.errors import ClientError, Conflict, KingsCornerError, RoomNotFound, UpgradeNeeded
 
 from .bots import BotRunner
 from .config import Settings
@@ -89,6 +89,9 @@ class LiveRoom:
         self.hints: dict[int, tuple[int, Action]] = {}
         #: Hints computed per seat in the current turn: (turn key, count).
         self.hints_asked: dict[int, tuple[tuple[int, int] | None, int]] = {}
+        #: Set once the room met an event this version cannot read: it is a newer
+        #: process's now (see :meth:`_leave_to_newer`).
+        self.left_behind = False
         #: Chat lines this room still accepts from this process's connections.
         settings = context.settings
         self.chat_budget = TokenBucket(settings.room_chat_rate, settings.room_chat_burst)
@@ -252,11 +255,14 @@ class LiveRoom:
         """Fold in events another process stored, then react to them.
 
         A room the store no longer holds at all (deleted, or lost with the store's data)
-        sends its viewers ``left`` and is dropped here.
+        sends its viewers ``left`` and is dropped here. A room that now holds an event this
+        version cannot read is left to a newer process (:meth:`_leave_to_newer`).
         """
         try:
             async with self.lock:
                 await self._catch_up_locked()
+        except UpgradeNeeded:
+            return
         except RoomNotFound:
             log.warning("room %s is gone from the store; dropping it", self.code)
             frame = dumps({"type": "left", "room": self.code})
@@ -272,8 +278,48 @@ class LiveRoom:
 
         The read starts at the last event we applied: if the store no longer holds it (it
         lost its last writes) or holds another one there (and then took someone else's
-        history), the room is reloaded from the store and its viewers told.
+        history), the room is reloaded from the store and its viewers told. An event this
+        version cannot read raises :class:`UpgradeNeeded`, and the room is left to a newer
+        process.
         """
+        try:
+            return await self._fold_news()
+        except UpgradeNeeded as exc:
+            self._leave_to_newer(exc)
+            raise
+
+    def _leave_to_newer(self, exc: UpgradeNeeded) -> None:
+        """Stop serving a room that holds an event this version cannot read; once.
+
+        A newer process serves it: its viewers here get the ``upgrade_needed`` error, then
+        ``left`` (joining again works on a newer process); this process gives up
+        the room's lease, so a newer one drives its bots and timers at once, and forgets
+        it. Nothing is written: the store keeps the room as the newer process wrote it.
+        """
+        if self.left_behind:
+            return
+        self.left_behind = True
+        log.warning(
+            "room %s holds a newer event format (%s): left to a newer server",
+            self.code,
+            exc.params.get("format"),
+        )
+        error = {"type": "error", "code": exc.code, "params": exc.params, "message": exc.message}
+        notice, left = dumps({**error, "seq": None}), dumps({"type": "left", "room": self.code})
+        for conn in self.connections:
+            self.detach(conn, quiet=True)
+            conn.send(notice)
+            conn.send(left)
+        self.context.tasks.spawn(self._hand_over())
+
+    async def _hand_over(self) -> None:
+        await self.context.forget(self.code)  # cancels this room's timers and drivers
+        try:
+            await self.context.store.resign(self.code, self.context.settings.process_id)
+        except KingsCornerError as exc:
+            log.info("room %s: lease not given up (%s); it lapses", self.code, exc.code)
+
+    async def _fold_news(self) -> bool:
         room = self.room
         events = await self.context.store.read(self.code, room.version - 1)
         if not events or events[0].get("h", "") != room.head:
@@ -294,6 +340,8 @@ class LiveRoom:
         """
         try:
             self._apply(events, actor, seq)
+        except UpgradeNeeded:
+            raise  # nothing to reload: the room is a newer version's
         except Exception:
             log.exception("room %s: applying stored events failed; reloading", self.code)
             await self._reload_locked()

@@ -37,6 +37,7 @@ from protocol.errors import (
     RoomFull,
     RoomLocked,
     SeatTaken,
+    UpgradeNeeded,
 )
 from protocol.messages import RoomOptions
 
@@ -60,6 +61,12 @@ ALLOWED: dict[RoomPhase, frozenset[str]] = {
 MIN_OWN_TURNS = 3
 #: A person a bot played more than this share of turns for has abandoned the match.
 COVERED_SHARE = 1 / 3
+
+#: The newest stored-event format this code folds (docs/deploy.md, "Upgrading"). An event
+#: carries ``v`` only when it needs a reader of a newer format than 1: every event of a kind
+#: and meaning that format 1 already had is written without it. A release that adds a kind,
+#: or changes what a stored field means, raises this number and marks those events with it.
+EVENT_FORMAT = 1
 
 #: Room codes avoid look-alike characters (no 0/O, 1/I/L, 5/S, 2/Z, 8/B).
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
@@ -128,6 +135,7 @@ class Room:
     """The state of one room, built by folding its events."""
 
     def __init__(self, first: Event) -> None:
+        needs_reader(first, first.get("code"))
         if first.get("e") != "create":
             raise ValueError("a room's first event must be 'create'")
         self.code: str = first["code"]
@@ -663,13 +671,18 @@ class Room:
     # --- applying: events to state (trusted, already validated) --------------------------
 
     def apply(self, event: Event) -> list[Line]:
-        """Apply one stored event; return the table-log lines it produces."""
+        """Apply one stored event; return the table-log lines it produces.
+
+        An event this code cannot read (a kind it does not know, or a format newer than
+        :data:`EVENT_FORMAT`) raises :class:`~protocol.errors.UpgradeNeeded` and changes
+        nothing: the room is a newer server's to serve.
+        """
+        needs_reader(event, self.code)
         self.version += 1
         self.head = event.get("h", "")
-        kind = event["e"]
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is None:
-            raise ValueError(f"unknown room event {kind!r}")
+        handler = getattr(self, f"_on_{event['e']}", None)
+        if handler is None:  # a second ``create``: a broken log, not a newer one
+            raise ValueError(f"room event {event['e']!r} after the first")
         lines: list[Line] = handler(event)
         return lines
 
@@ -883,6 +896,23 @@ class Room:
         return lines
 
 
+#: The kinds of stored events this code folds: ``create``, then one ``_on_KIND`` each.
+EVENT_KINDS = frozenset(
+    {"create"} | {name[len("_on_") :] for name in vars(Room) if name.startswith("_on_")}
+)
+
+
+def needs_reader(event: Event, room: str | None) -> None:
+    """Raise :class:`~protocol.errors.UpgradeNeeded` unless this code can fold ``event``:
+    its kind is one of :data:`EVENT_KINDS` and its format (``v``, 1 when absent) is at most
+    :data:`EVENT_FORMAT`. A ``create`` is only ever a room's first event."""
+    kind, format_ = event.get("e"), event.get("v", 1)
+    if not isinstance(format_, int) or isinstance(format_, bool):
+        format_ = EVENT_FORMAT + 1  # not a format this code wrote: a newer one's
+    if kind not in EVENT_KINDS or format_ > EVENT_FORMAT:
+        raise UpgradeNeeded(room=room, format=format_)
+
+
 def bot_seat_event(seat: int, level: str) -> Event:
     return {"e": "sit", "seat": seat, "name": f"Bot {seat + 1}", "kind": "bot", "level": level}
 
@@ -922,6 +952,8 @@ def _describe(seat: int, action: Action, before: Any, after: Match) -> Line:
 __all__ = [
     "ALLOWED",
     "CODE_ALPHABET",
+    "EVENT_FORMAT",
+    "EVENT_KINDS",
     "Room",
     "RoomPhase",
     "Seat",
@@ -929,6 +961,7 @@ __all__ = [
     "check_phase",
     "create_event",
     "hash_token",
+    "needs_reader",
     "new_code",
     "new_token",
 ]

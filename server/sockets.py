@@ -21,6 +21,7 @@ from protocol.errors import (
     KingsCornerError,
     RateLimited,
     StoreUnavailable,
+    UpgradeNeeded,
 )
 
 from . import logs
@@ -105,7 +106,14 @@ class Sockets:
             log.info("refused %s", exc.code, extra={"code": exc.code})
             refuse(conn, exc, seq)
         except StoreUnavailable as exc:
-            log.warning("store unavailable while serving a request")
+            log.warning(
+                "store %s while serving a request",
+                "full" if exc.code == "store_full" else "unavailable",
+            )
+            refuse(conn, exc, seq)
+        except UpgradeNeeded as exc:
+            # A room written by a newer version: refused here, served by a newer process.
+            log.warning("refused %s", exc.code, extra={"code": exc.code})
             refuse(conn, exc, seq)
         except Conflict as exc:
             # Other writers won every retry: nothing of this request was stored.

@@ -18,6 +18,12 @@ from .topology import Deployment
 FAILED = pytest.StashKey[bool]()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "deploy_env(**env): server settings the `deployment` fixture adds"
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -35,8 +41,10 @@ async def deployment(request: pytest.FixtureRequest) -> AsyncIterator[Deployment
 
     When the start or the test fails, the ends of the processes' logs are printed.
     """
+    marker = request.node.get_closest_marker("deploy_env")
+    env = dict(marker.kwargs) if marker is not None else {}
     with tempfile.TemporaryDirectory(prefix="kc-deploy-") as root:
-        made = Deployment(Path(root))
+        made = Deployment(Path(root), env=env)
         try:
             try:
                 await made.start()

@@ -1,32 +1,15 @@
-"""The topology of docker-compose.yml, proven with the same parts natively.
+"""The deployment of docker-compose.yml, proven with the same processes natively.
 
 docker compose does not run on every machine the tests run on, so this starts what the
-compose file starts, without containers (tests/deploy/topology.py):
-
-- Debian's ``redis-server`` on a free port in a temporary directory, with the command
-  line read from the compose file (``appendonly yes``, ``appendfsync everysec``,
-  ``save ""``, ``maxmemory-policy noeviction``);
-- two ``kings-corner serve`` processes (``server-1``, ``server-2``: their
-  ``KC_PROCESS_ID``) on free ports, on that Redis under a key prefix of their own, with
-  ``KC_TRUSTED_PROXIES`` naming nginx's address alone (127.0.0.1, where its connections
-  to the servers come from); bots and hand pauses are faster than the compose file's, and
-  the failed-join budget per address is smaller (topology.FAST);
-- Debian's nginx, unprivileged in the foreground, with ``deploy/nginx.conf`` rendered from
-  the real file. Only these lines are templated, each by an exact substitution that fails
-  when the file no longer holds it:
-
-  * ``server server-1:8000 resolve`` and ``server server-2:8000 resolve``: the compose
-    names become ``127.0.0.1:PORT``; ``resolve`` goes, as open-source nginx takes it in an
-    upstream only from 1.27.3 and an address needs no resolving. The ``resolver`` lines
-    (Docker's DNS) stay: nginx only asks a resolver for names it resolves at run time, and
-    none are left;
-  * ``listen 80;`` becomes ``listen 127.0.0.1:PORT;`` and ``listen [::]:80;`` becomes
-    ``listen [::1]:PORT;`` (dropped without IPv6): a free port, loopback only;
-  * the ``*_temp_path`` lines after ``http {``, as the built-in ones are root's.
-
-  The pid file and ``daemon off;`` are given with ``-g``; the file has no ``user`` line.
-
-Players connect through nginx only (``ws://127.0.0.1:PORT/ws``).
+compose file starts, without containers, from the shipped files themselves:
+:mod:`tests.deploy.compose` reads docker-compose.yml (services, commands, environment,
+health checks, ``depends_on``), the Dockerfile (its ``HEALTHCHECK``, entrypoint and
+environment) and the nginx.conf the compose file mounts, and translates only what must
+change natively (service names to ``127.0.0.1`` and free ports, files to a temporary
+directory); :mod:`tests.deploy.topology` starts the result in compose's order, each
+service once what it depends on passes its own health check. Players connect through
+nginx only (``ws://127.0.0.1:PORT/ws``). docs/deploy.md, "The same topology without
+Docker", lists the translation and what is checked.
 """
 
 from __future__ import annotations
@@ -49,12 +32,13 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from clients.net import Frame, GameClient
 from protocol.engine import action_from_text
 from protocol.messages import PROTOCOL_VERSION
+from server.config import Settings
 from server.room import Room
 from server.store.redis_store import RedisStore
 from tests.invariants import replay
 from tests.redis_helpers import UNIT
 
-from .topology import Deployment, Server, answers, http_get, tail, wait_until
+from .topology import GUESSING, Deployment, Server, answers, http_get, tail, wait_until
 
 pytestmark = pytest.mark.topology
 
@@ -90,7 +74,7 @@ class Ack:
 class Player(GameClient):
     """A person at a table: a reconnecting client that remembers where each drop happened."""
 
-    def __init__(self, url: str, name: str) -> None:
+    def __init__(self, url: str | list[str], name: str) -> None:
         super().__init__(url, name, reconnect=True)
         self.drops = 0
         #: Index in ``frames`` of the first frame after the latest drop.
@@ -130,7 +114,8 @@ class Player(GameClient):
         phase = self.doc["room"]["phase"] if self.doc else None
         return (
             f"{self.name} room={self.room} seat={self.seat} close={self.close_code} "
-            f"drops={self.drops} fresh={self.fresh} phase={phase} v={self.version}"
+            f"drops={self.drops} fresh={self.fresh} phase={phase} v={self.version} "
+            f"since the drop: {self.frames[self.dropped_at :][:4]}"
         )
 
 
@@ -146,6 +131,13 @@ class Tables:
     unanswered: int = 0
     #: Set for the last stretch: matches finish and no rematch is asked for.
     final: bool = False
+    #: Error codes expected for now (while Redis restarts), and those received meanwhile.
+    tolerating: frozenset[str] = frozenset()
+    tolerated: list[Frame] = field(default_factory=list)
+
+    def refused(self, error: Frame) -> None:
+        """Keep a refusal: expected for now (:attr:`tolerating`), or one to fail on."""
+        (self.tolerated if error.get("code") in self.tolerating else self.errors).append(error)
 
     def acked(self, room: str) -> int:
         return sum(1 for a in self.acks if a.room == room)
@@ -198,7 +190,7 @@ async def vote(p: Player, tables: Tables) -> None:
     def settled() -> bool:
         error = next((f for f in p.frames[start:] if f["type"] == "error"), None)
         if error is not None:
-            tables.errors.append(error)
+            tables.refused(error)
             return True
         return p.drops != drops or step_of(p, tables) != "vote"
 
@@ -235,7 +227,7 @@ async def play(p: Player, tables: Tables, rng: random.Random) -> None:
         elif reply["type"] == "patch":
             tables.acks.append(Ack(room, seat, text, reply["from"], reply["to"]))
         else:
-            tables.errors.append(reply)
+            tables.refused(reply)
 
 
 async def seat_tables(url: str) -> Tables:
@@ -344,6 +336,67 @@ async def nginx_sends_to(deployment: Deployment, server: Server) -> None:
     await wait_until(lands, 400 * UNIT, f"nginx to send a connection to {server.name}")
 
 
+async def handshake(deployment: Deployment, hold: asyncio.Event) -> str:
+    """A new player through nginx: the type of the server's first answer to ``hello``,
+    once ``hold`` is set (the connection stays open until then)."""
+    async with connect(deployment.nginx.url, open_timeout=300 * UNIT) as ws:
+        await ws.send(orjson.dumps(hello("Newcomer")).decode())
+        first = orjson.loads(await asyncio.wait_for(ws.recv(), 100 * UNIT))
+        await hold.wait()
+        return str(first["type"])
+
+
+async def requests_in_flight(
+    deployment: Deployment, server: Server, hold: asyncio.Event
+) -> list[asyncio.Task[str]]:
+    """Stop ``server`` (SIGSTOP: its kernel still accepts connections) and open new
+    connections through nginx until nginx has sent one to it; their handshakes are then in
+    flight there, waiting for an answer that never comes. Returns them, still waiting (each
+    stays open until ``hold`` is set).
+
+    least_conn sends each new connection to the replica with fewer: the new ones stay open
+    on the other replica, so one lands on the stopped one once that has fewer.
+    """
+    before = server.connections_from_nginx()
+    server.send_signal(signal.SIGSTOP)
+    waiting: list[asyncio.Task[str]] = []
+    for _ in range(30):
+        waiting.append(asyncio.create_task(handshake(deployment, hold)))
+        await asyncio.sleep(2 * UNIT)
+        if server.connections_from_nginx() > before:
+            break
+    assert server.connections_from_nginx() > before, (
+        f"nginx sent none of {len(waiting)} new connections to the stopped {server.name}"
+    )
+    return waiting
+
+
+async def restart_redis(
+    deployment: Deployment, tables: Tables, tasks: list[asyncio.Task[None]]
+) -> None:
+    """Redis gets SIGTERM and is started again on its data while every table plays: the
+    servers' health checks fail meanwhile (moves are refused with ``store_unavailable``),
+    pass again without restarting a server, and the games go on. What was acknowledged
+    before is in the append-only file (checked at the end with every other action)."""
+    redis = deployment.redis
+    tables.tolerating = frozenset({"store_unavailable"})
+    redis.send_signal(signal.SIGTERM)
+    assert await redis.exited(200 * UNIT) == 0, tail(redis.log)
+    assert not await redis.healthy()
+    for server in deployment.servers:
+        # compose's health check and the image's: both say the server cannot serve now.
+        assert await server.check() != 0, server.name
+        assert await server.check(server.image_health) != 0, server.name
+    await redis.start()
+
+    async def servers_healthy() -> bool:
+        return all([await server.healthy() for server in deployment.servers])
+
+    await wait_until(servers_healthy, 300 * UNIT, "the servers to be healthy with Redis back")
+    await games_go_on(tables, tasks, "after Redis restarted")
+    tables.tolerating = frozenset()
+
+
 async def fail_and_recover(
     deployment: Deployment,
     tables: Tables,
@@ -359,6 +412,11 @@ async def fail_and_recover(
     drops = sum(p.drops for p in tables.players)
     closings = told(tables)
     before = time.monotonic()
+    retried: list[asyncio.Task[str]] = []
+    hold = asyncio.Event()
+    if sig is signal.SIGKILL:
+        # New players' handshakes wait on the stopped server when it is killed.
+        retried = await requests_in_flight(deployment, server, hold)
     server.send_signal(sig)
     status = await server.exited(200 * UNIT)
     if sig is signal.SIGTERM:
@@ -374,6 +432,12 @@ async def fail_and_recover(
 
         # Bot workers a killed server leaves behind exit by themselves.
         await wait_until(nothing_left, 200 * UNIT, f"the processes of {server.name} to end")
+        # nginx passed every request in flight on the killed server to the other one.
+        hold.set()
+        welcomed = await asyncio.gather(*retried)
+        assert welcomed == ["welcome"] * len(retried), welcomed
+        failed_there = deployment.nginx.upstream_errors(server.port)
+        assert failed_there, f"nginx logged no request failing on {server.name}"
     await server.start()
     await everyone_resumed(tables, tasks, what)
     assert sum(p.drops for p in tables.players) >= drops + held, what
@@ -384,10 +448,17 @@ async def fail_and_recover(
     await games_go_on(tables, tasks, what)
 
 
-async def test_games_survive_restarts_and_kills_behind_nginx(deployment: Deployment) -> None:
-    """Three tables play through nginx while the servers are stopped, killed and restarted;
-    every game resumes in its seats and finishes, and nothing acknowledged is lost."""
+async def test_games_survive_restarts_kills_and_a_redis_restart_behind_nginx(
+    deployment: Deployment,
+) -> None:
+    """Three tables play through nginx while the servers are stopped, killed (with new
+    players' requests in flight, which nginx passes to the other replica) and restarted,
+    and Redis restarts; every game resumes in its seats and finishes, and nothing
+    acknowledged is lost."""
     server_1, server_2 = deployment.servers
+    for server in deployment.servers:
+        # The image's own HEALTHCHECK answers, as compose's did to start the servers.
+        assert await server.check(server.image_health) == 0, server.name
     assert await answers("127.0.0.1", deployment.nginx.port, "/healthz")
     if deployment.nginx.ipv6:
         assert await answers("::1", deployment.nginx.port, "/nginx-health")
@@ -397,9 +468,11 @@ async def test_games_survive_restarts_and_kills_behind_nginx(deployment: Deploym
         await games_go_on(tables, tasks, "at the start")
         # 1. A graceful stop (SIGTERM) of one server, and back.
         await fail_and_recover(deployment, tables, tasks, server_1, signal.SIGTERM)
-        # 2. kill -9 of the other, and back.
+        # 2. kill -9 of the other while requests wait on it (nginx retries them), and back.
         await fail_and_recover(deployment, tables, tasks, server_2, signal.SIGKILL)
-        # 3. A rolling restart: both, one after the other.
+        # 3. Redis restarts (append-only file on, as compose runs it) while everyone plays.
+        await restart_redis(deployment, tables, tasks)
+        # 4. A rolling restart: both, one after the other.
         await fail_and_recover(deployment, tables, tasks, server_1, signal.SIGTERM)
         await fail_and_recover(deployment, tables, tasks, server_2, signal.SIGTERM)
         await tables.finish()
@@ -414,6 +487,7 @@ async def test_games_survive_restarts_and_kills_behind_nginx(deployment: Deploym
     assert not tables.errors, f"refused requests: {tables.errors[:5]}"
     print(
         f"{len(tables.acks)} actions acknowledged, {tables.unanswered} cut off by a failure, "
+        f"{len(tables.tolerated)} refused while Redis restarted, "
         f"{sum(p.drops for p in tables.players)} reconnections, {played:.1f}s of play"
     )
 
@@ -421,7 +495,8 @@ async def test_games_survive_restarts_and_kills_behind_nginx(deployment: Deploym
 async def check_stored(deployment: Deployment, tables: Tables) -> None:
     """Every stored log replays legally, holds every acknowledged action, and each player's
     document is the one the stored log gives their seat."""
-    store = RedisStore(deployment.redis.url, deployment.prefix)
+    prefix = deployment.servers[0].env.get("KC_REDIS_PREFIX", Settings().redis_prefix)
+    store = RedisStore(deployment.redis.url, prefix)
     try:
         # A rated match's last event (its rating changes) is stored a moment after the
         # match ends, by the process that finished it: read until every log holds all its
@@ -534,6 +609,7 @@ async def limited_on(server: Server) -> float:
     return await server.sample("kc_join_limited_total", limit="address")
 
 
+@pytest.mark.deploy_env(**GUESSING)
 async def test_the_servers_see_each_client_address_through_nginx(
     deployment: Deployment,
 ) -> None:
@@ -584,3 +660,26 @@ async def test_the_servers_see_each_client_address_through_nginx(
     assert seen == {guesser, other, host_address}, seen
     status, _ = await http_get("127.0.0.1", deployment.nginx.port, "/healthz")
     assert status == 200
+    await metrics_stay_inside(deployment)
+
+
+#: Ways of spelling /metrics that nginx normalises before it picks a location (the server
+#: itself serves the exact path, its query aside, and nothing else).
+METRICS_PATHS = [
+    "/metrics",
+    "/metrics?x=1",
+    "//metrics",
+    "/./metrics",
+    "/a/../metrics",
+    "/%6Detrics",
+]
+
+
+async def metrics_stay_inside(deployment: Deployment) -> None:
+    """/metrics answers each server's own port (where Prometheus scrapes it on the compose
+    network) and is refused through nginx, however the path is spelled."""
+    for server in deployment.servers:
+        assert await server.sample("kc_store_up") == 1.0, server.name
+    for path in METRICS_PATHS:
+        status, body = await http_get("127.0.0.1", deployment.nginx.port, path)
+        assert status == 404 and "kc_" not in body, (path, status, body[:200])

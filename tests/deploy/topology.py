@@ -1,11 +1,11 @@
-"""The deployment of ``docker-compose.yml`` without Docker: the same parts, started natively.
+"""The deployment of ``docker-compose.yml`` without Docker: the same processes, natively.
 
-One ``redis-server`` with the compose file's command line, two ``kings-corner serve``
-processes with the compose file's environment (names and ports made local), and nginx
-with ``deploy/nginx.conf``, rendered from the real file by a few exact substitutions (see
-:func:`render_nginx_conf`). Every process is ours, on free loopback ports, in one
-temporary directory, and is ended by its process id (each runs in a session of its own,
-so whatever it leaves behind can be ended by that session's id too).
+:mod:`tests.deploy.compose` reads docker-compose.yml, the Dockerfile and deploy/nginx.conf
+and makes a plan of native processes from them; this starts that plan in compose's order
+(``depends_on``), waiting for each service's own health check (compose's ``healthcheck``,
+run natively) before starting what depends on it. Every process is ours, on free loopback
+ports, in one temporary directory, and is ended by its process id (each runs in a session
+of its own, so whatever it leaves behind can be ended by that session's id too).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,30 +30,23 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.redis_helpers import UNIT
 
-ROOT = Path(__file__).resolve().parents[2]
-COMPOSE_FILE = ROOT / "docker-compose.yml"
-NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+from . import compose
 
-#: The address nginx's connections to the servers come from (loopback to loopback), and
-#: so the only proxy the servers trust.
-NGINX_ADDRESS = "127.0.0.1"
+ROOT = compose.ROOT
 
-#: What the compose file's Redis must keep: the persistence settings docs/deploy.md names.
-REDIS_SETTINGS = {
-    "--appendonly": "yes",
-    "--appendfsync": "everysec",
-    "--save": "",
-    "--maxmemory-policy": "noeviction",
-}
-
-#: Server settings that differ from the compose file's, and why: speed only.
+#: Server settings the compose file does not set, and why: speed only. The plan refuses
+#: any of them that the compose file sets (the test never overrides compose).
 FAST = {
     # Bots wait 0.05 s instead of 0.7 s before each action, hands follow each other after
     # 0.3 s instead of 8 s: the games take seconds, not minutes.
     "KC_BOT_DELAY": "0.05",
     "KC_HAND_PAUSE": "0.3",
+}
+#: For the test of client addresses only (``@pytest.mark.deploy_env(**GUESSING)``): a
+#: guesser is limited after a few misses, not after 30 and minutes of refills.
+GUESSING = {
     # Failed joins per address: a burst of 4, next to nothing refilled (instead of 30 and
-    # 0.2/s), so a guesser is limited after a few misses.
+    # 0.2/s).
     "KC_JOIN_ADDRESS_BURST": "4",
     "KC_JOIN_ADDRESS_RATE": "0.001",
     # No waiting line past that budget (instead of 4 waiting, one let through per 1/rate
@@ -73,11 +66,16 @@ def nginx_binary() -> str:
     raise RuntimeError("nginx is not installed (scripts/setup-tests.sh installs it; or set NGINX)")
 
 
-def redis_binary() -> str:
-    found = os.environ.get("REDIS_SERVER") or shutil.which("redis-server")
+def binary(name: str, variable: str) -> str:
+    """``$variable``, else ``name`` on the PATH; raises (a failure) when there is none."""
+    found = os.environ.get(variable) or shutil.which(name)
     if found is None:
-        raise RuntimeError("redis-server is not installed (or set REDIS_SERVER)")
+        raise RuntimeError(f"{name} is not installed (or set {variable})")
     return found
+
+
+def redis_binary() -> str:
+    return binary("redis-server", "REDIS_SERVER")
 
 
 def ipv6_available() -> bool:
@@ -122,79 +120,6 @@ def free_ports(count: int, hosts: tuple[str, ...] = ("127.0.0.1",)) -> list[int]
             if len(ports) == count:
                 return ports
     raise RuntimeError("no free ports below the ephemeral range")
-
-
-# --- the compose file and the nginx configuration ----------------------------------------
-
-
-def compose_redis_command(text: str) -> list[str]:
-    """The ``command:`` list of the ``redis`` service in the text of docker-compose.yml.
-
-    A small reader for exactly this shape (``    command:`` then ``      - item`` lines), so
-    a change of shape fails here loudly rather than starting a different Redis.
-    """
-    service = text.find("\n  redis:\n")
-    assert service >= 0, "docker-compose.yml has no `redis:` service any more"
-    command = text.find("\n    command:\n", service)
-    assert command >= 0, "the redis service of docker-compose.yml has no `command:` list"
-    items: list[str] = []
-    for line in text[command + len("\n    command:\n") :].splitlines():
-        if not line.startswith("      - "):
-            break
-        item = line[len("      - ") :].strip()
-        items.append(json.loads(item) if item.startswith('"') else item)
-    assert items and items[0] == "redis-server", f"unexpected redis command: {items}"
-    for name, value in REDIS_SETTINGS.items():
-        assert name in items and items[items.index(name) + 1] == value, (
-            f"docker-compose.yml's redis no longer runs with {name} {value!r}: {items}"
-        )
-    return items[1:]
-
-
-def substitute(text: str, old: str, new: str) -> str:
-    """``text`` with the one occurrence of ``old`` replaced; fails unless there is exactly one."""
-    found = text.count(old)
-    assert found == 1, (
-        f"deploy/nginx.conf changed: expected {old!r} exactly once, found it {found} times; "
-        "update tests/deploy/topology.py and the section of docs/deploy.md"
-    )
-    return text.replace(old, new)
-
-
-#: Where an unprivileged nginx keeps its temporary files (relative to its ``-p`` prefix);
-#: the built-in paths are under /var/lib/nginx, which only root may write.
-TEMP_PATHS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-
-
-def render_nginx_conf(text: str, listen: int, servers: list[int], ipv6: bool) -> str:
-    """deploy/nginx.conf for this machine: only these lines change, each asserted to be
-    there exactly once.
-
-    - ``server server-N:8000 resolve ...``: the replicas' compose names become
-      ``127.0.0.1:PORT``, and ``resolve`` goes (open-source nginx takes it in an upstream
-      only from 1.27.3; Debian's is older, and an address needs no resolving). The
-      ``resolver`` lines stay: nginx accepts them and only asks a resolver for names it
-      resolves at run time, of which there are none left.
-    - ``listen 80;`` becomes ``listen 127.0.0.1:PORT;`` (a free port, loopback only, as
-      an unprivileged process may not bind port 80), and ``listen [::]:80;`` becomes
-      ``listen [::1]:PORT;``, or goes when the machine has no IPv6.
-    - ``http {`` is followed by the ``*_temp_path`` lines an unprivileged nginx needs.
-
-    The pid file and ``daemon off;`` come from the command line (``-g``), and no ``user``
-    line is needed: the file has none, so the workers run as whoever starts nginx.
-    """
-    assert len(servers) == 2, servers
-    for n, port in enumerate(servers, start=1):
-        text = substitute(text, f"server server-{n}:8000 resolve ", f"server 127.0.0.1:{port} ")
-    text = substitute(text, "        listen 80;\n", f"        listen 127.0.0.1:{listen};\n")
-    text = substitute(
-        text, "        listen [::]:80;\n", f"        listen [::1]:{listen};\n" if ipv6 else ""
-    )
-    temp = "".join(f"    {name}_temp_path temp/{name};\n" for name in TEMP_PATHS)
-    text = substitute(text, "\nhttp {\n", "\nhttp {\n" + temp)
-    for gone in ("server-1", "server-2", " resolve ", ":80;"):
-        assert gone not in text, f"{gone!r} is still in the rendered nginx.conf"
-    return text
 
 
 # --- HTTP --------------------------------------------------------------------------------
@@ -261,13 +186,13 @@ class Process:
     #: Every session this process was started in (restarts start new ones).
     sessions: list[int] = field(default_factory=list)
 
-    def spawn(self, args: list[str], env: dict[str, str] | None = None) -> None:
+    def spawn(self, args: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> None:
         assert self.proc is None or self.proc.poll() is not None, f"{self.name} is running"
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 args,
                 env=env,
-                cwd=ROOT,
+                cwd=cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -304,6 +229,7 @@ class Process:
         sessions. For clean-up: never fails."""
         if self.proc is not None and self.proc.poll() is None:
             os.kill(self.proc.pid, sig)
+            os.kill(self.proc.pid, signal.SIGCONT)  # a stopped process acts on it only then
             try:
                 self.proc.wait(timeout=within)
             except subprocess.TimeoutExpired:
@@ -325,60 +251,80 @@ class Process:
         return False
 
 
-class Redis(Process):
-    """``redis-server`` with the compose file's command line, on a loopback port."""
+class Service(Process):
+    """One compose service, started as :class:`compose.Native` says, healthy when its own
+    health check (compose's, natively) passes."""
 
-    def __init__(self, directory: Path, port: int) -> None:
-        super().__init__("redis", directory / "redis.out")
-        self.directory = directory
-        self.port = port
-        self.settings = compose_redis_command(COMPOSE_FILE.read_text())
+    def __init__(self, directory: Path, native: compose.Native) -> None:
+        super().__init__(native.name, directory / f"{native.name}.log")
+        self.native = native
+        self.port = native.port
+
+    @property
+    def env(self) -> dict[str, str]:
+        return self.native.env
+
+    def argv(self) -> list[str]:
+        return self.native.argv
+
+    async def check(self, command: list[str] | None = None) -> int:
+        """Run the health check (or ``command``) once; its exit status (124: timed out)."""
+        command = command or self.native.health
+        proc = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.native.cwd,
+        )
+        try:
+            return await asyncio.wait_for(proc.wait(), self.native.health_timeout)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            return 124
+
+    async def healthy(self) -> bool:
+        return await self.check() == 0
+
+    async def start(self) -> None:
+        """Start the process and wait until its health check passes, within what compose
+        gives it (``start_period`` + ``retries`` x ``interval``; checked every 2 UNIT here
+        rather than every ``interval``, so the test waits no longer than it must)."""
+        self.spawn(self.argv(), self.native.env or None)
+
+        async def up() -> bool:
+            if not self.running:
+                raise AssertionError(f"{self.name} exited at start:\n{tail(self.log)}")
+            if await self.healthy():
+                return True
+            await asyncio.sleep(UNIT)
+            return False
+
+        await wait_until(up, self.native.health_deadline, f"{self.name}'s health check")
+
+
+class Redis(Service):
+    """``redis-server`` with the compose file's command line; its data directory stays
+    across restarts (the append-only file is loaded again)."""
+
+    def __init__(self, directory: Path, native: compose.Native) -> None:
+        super().__init__(directory, native)
+        self.data = Path(native.argv[native.argv.index("--dir") + 1])
+        self.data.mkdir(parents=True, exist_ok=True)
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    async def start(self) -> None:
-        data = self.directory / "redis-data"
-        data.mkdir(exist_ok=True)
-        args = [redis_binary(), *self.settings]
-        args += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(data)]
-        args += ["--daemonize", "no", "--logfile", "redis.log"]
-        self.spawn(args)
 
-        async def pong() -> bool:
-            if not self.running:
-                raise AssertionError(f"redis-server exited:\n{tail(data / 'redis.log')}")
-            try:
-                reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            except OSError:
-                return False
-            try:
-                writer.write(b"PING\r\n")
-                return (await asyncio.wait_for(reader.readline(), 5)).startswith(b"+PONG")
-            finally:
-                writer.close()
+class Server(Service):
+    """``kings-corner serve`` as the compose file runs it (see :func:`compose.plan`)."""
 
-        await wait_until(pong, 100 * UNIT, "redis-server to answer PING")
-
-
-class Server(Process):
-    """``kings-corner serve`` as the compose file runs it (see :func:`server_env`)."""
-
-    def __init__(self, directory: Path, name: str, port: int, env: dict[str, str]) -> None:
-        super().__init__(name, directory / f"{name}.log")
-        self.port = port
-        self.env = env
-
-    async def start(self) -> None:
-        self.spawn([sys.executable, "-m", "server", "serve"], self.env)
-
-        async def ready() -> bool:
-            if not self.running:
-                raise AssertionError(f"{self.name} exited at start:\n{tail(self.log)}")
-            return await answers("127.0.0.1", self.port, "/readyz")
-
-        await wait_until(ready, 300 * UNIT, f"{self.name} to answer /readyz")
+    def __init__(self, directory: Path, native: compose.Native, image_health: list[str]) -> None:
+        super().__init__(directory, native)
+        #: The image's HEALTHCHECK, natively.
+        self.image_health = image_health
 
     async def metrics(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
         """This process's /metrics, asked directly (not through nginx)."""
@@ -405,89 +351,114 @@ class Server(Process):
                     found.append(str(record.get("address")))
         return found
 
+    def connections_from_nginx(self) -> int:
+        """TCP connections established to this server's port (from nginx, the only
+        client: the test asks /metrics over connections of its own that are closed by
+        now), the ones its process has not accepted yet included."""
+        return established(self.port)
 
-class Nginx(Process):
-    """nginx in the foreground, unprivileged, with everything in its own directory."""
 
-    def __init__(self, directory: Path, port: int, servers: list[int], ipv6: bool) -> None:
+def established(port: int) -> int:
+    """IPv4 TCP connections in state ESTABLISHED whose local port is ``port``."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, state = fields[1], fields[3]
+        if state == "01" and int(local.rpartition(":")[2], 16) == port:
+            count += 1
+    return count
+
+
+class Nginx(Service):
+    """nginx in the foreground, unprivileged, with everything in its own directory and the
+    configuration the compose file mounts, rendered for this machine."""
+
+    def __init__(self, directory: Path, native: compose.Native, conf: str, ipv6: bool) -> None:
         self.directory = directory / "nginx"
         self.directory.mkdir()
         (self.directory / "temp").mkdir()
-        super().__init__("nginx", self.directory / "nginx.out")
-        self.binary = nginx_binary()
-        self.port = port
+        super().__init__(directory, native)
+        self.log = self.directory / "nginx.out"
         self.ipv6 = ipv6
         self.conf = self.directory / "nginx.conf"
-        self.conf.write_text(render_nginx_conf(NGINX_CONF.read_text(), port, servers, ipv6))
+        self.conf.write_text(conf)
+        if native.health and shutil.which(native.health[0]) is None:
+            raise RuntimeError(
+                f"{native.health[0]} (nginx's compose health check) is not installed"
+            )
 
-    async def start(self) -> None:
-        self.spawn(
-            [
-                self.binary,
-                "-p",
-                f"{self.directory}/",
-                "-c",
-                str(self.conf),
-                "-g",
-                "daemon off; pid nginx.pid;",
-            ]
-        )
-
-        async def up() -> bool:
-            if not self.running:
-                raise AssertionError(f"nginx exited at start:\n{tail(self.log)}")
-            return await answers("127.0.0.1", self.port, "/nginx-health")
-
-        await wait_until(up, 100 * UNIT, "nginx to answer /nginx-health")
+    def argv(self) -> list[str]:
+        prefix = f"{self.directory}/"
+        return [
+            *self.native.argv,
+            "-p",
+            prefix,
+            "-c",
+            str(self.conf),
+            "-g",
+            "daemon off; pid nginx.pid;",
+        ]
 
     @property
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-
-def server_env(redis_url: str, prefix: str, process_id: str, port: int) -> dict[str, str]:
-    """The compose file's server environment, made local, plus :data:`FAST`.
-
-    Nothing of the caller's ``KC_*`` or ``REDIS_URL`` leaks in.
-    """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KC_") and k != "REDIS_URL"}
-    env.update(
-        {
-            "REDIS_URL": redis_url,
-            "KC_REDIS_PREFIX": prefix,
-            "KC_ORIGINS": "",
-            "KC_TRUSTED_PROXIES": NGINX_ADDRESS,
-            "KC_PROCESS_ID": process_id,
-            # The compose file listens on 0.0.0.0:8000 inside the container.
-            "KC_HOST": "127.0.0.1",
-            "KC_PORT": str(port),
-            **FAST,
-        }
-    )
-    return env
+    def upstream_errors(self, port: int) -> list[str]:
+        """nginx's error lines about a request to the server on ``port`` that failed
+        while nginx waited for its answer (and so was passed to the next one)."""
+        wanted = re.compile(rf"while reading response header from upstream.*127\.0\.0\.1:{port}\b")
+        return [line for line in tail(self.log, 10**7).splitlines() if wanted.search(line)]
 
 
 class Deployment:
-    """Redis, server-1 and server-2, and nginx in front, all in ``directory``."""
+    """The compose file's services, started natively in ``directory`` from the shipped
+    files (``source``: the checkout), the servers with :data:`FAST` and ``env`` added."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self, directory: Path, source: Path = ROOT, env: dict[str, str] | None = None
+    ) -> None:
         self.directory = directory
         self.ipv6 = ipv6_available()
-        redis_port, port_1, port_2 = free_ports(3)
+        names = ["redis", "server-1", "server-2"]
         hosts = ("127.0.0.1", "::1") if self.ipv6 else ("127.0.0.1",)
-        (nginx_port,) = free_ports(1, hosts)
-        self.prefix = f"kc-deploy-{uuid.uuid4().hex[:8]}"
-        self.redis = Redis(directory, redis_port)
+        ports = dict(zip(names, free_ports(len(names)), strict=True))
+        (ports["nginx"],) = free_ports(1, hosts)
+        self.plan = compose.plan(
+            source,
+            ports,
+            directory / "data",
+            python=sys.executable,
+            redis_server=redis_binary(),
+            redis_cli=binary("redis-cli", "REDIS_CLI"),
+            nginx=nginx_binary(),
+            ipv6=self.ipv6,
+            extra_env={**FAST, **(env or {})},
+        )
+        natives = self.plan.services
+        assert sorted(natives) == sorted([*names, "nginx"]), sorted(natives)
+        self.redis = Redis(directory, natives["redis"])
         self.servers = [
-            Server(directory, name, port, server_env(self.redis.url, self.prefix, name, port))
-            for name, port in (("server-1", port_1), ("server-2", port_2))
+            Server(directory, natives[name], self.plan.image_health[name])
+            for name in ("server-1", "server-2")
         ]
-        self.nginx = Nginx(directory, nginx_port, [port_1, port_2], self.ipv6)
+        self.nginx = Nginx(directory, natives["nginx"], self.plan.nginx_conf, self.ipv6)
+        self.by_name: dict[str, Service] = {
+            s.name: s for s in (self.redis, *self.servers, self.nginx)
+        }
 
     async def start(self) -> None:
-        await self.redis.start()
-        await asyncio.gather(*(server.start() for server in self.servers))
-        await self.nginx.start()
+        """Start every service in compose's order: each once every service it depends on
+        is healthy, those whose dependencies are all healthy at the same time together."""
+        healthy: set[str] = set()
+        while len(healthy) < len(self.plan.services):
+            wave = [
+                name
+                for name, native in self.plan.services.items()
+                if name not in healthy and set(native.after) <= healthy
+            ]
+            assert wave, f"depends_on cannot be met: {sorted(self.plan.services)}"
+            await asyncio.gather(*(self.by_name[name].start() for name in wave))
+            healthy |= set(wave)
 
     def stop(self) -> None:
         """End everything by pid, nginx first, Redis last. Never fails."""

@@ -20,7 +20,7 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
 
-from protocol.errors import StoreUnavailable
+from protocol.errors import StoreFull, StoreUnavailable
 
 from .scripts import Script
 from .target import RedisTarget, parse_redis_url
@@ -41,11 +41,17 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
 
 @contextlib.contextmanager
 def reachable() -> Iterator[None]:
-    """Turn every "cannot reach Redis" failure into :class:`StoreUnavailable`."""
+    """Turn every "cannot reach Redis" failure into :class:`StoreUnavailable`, and Redis's
+    refusal of a write at ``maxmemory`` (the ``noeviction`` policy) into :class:`StoreFull`.
+
+    A script is refused whole at its first write, so a refused append stores nothing.
+    """
     try:
         yield
     except UNREACHABLE as exc:
         raise StoreUnavailable() from exc
+    except rexc.OutOfMemoryError as exc:
+        raise StoreFull() from exc
     except rexc.RedisClusterException as exc:
         # The Cluster client's own complaints: "no node answers" and "no node serves this
         # slot" are outages; the rest (a blocked or cross-slot command) are bugs.
