@@ -20,9 +20,14 @@ context: ContextVar[dict[str, Any] | None] = ContextVar("kc_log_context", defaul
 
 
 class _ContextFilter(logging.Filter):
+    """Adds the context's fields to a record, but none it has already: a value the call
+    gives in ``extra`` wins (``log.info("room created", extra={"room": code})`` is logged
+    while the creating connection's context still says it is in no room)."""
+
     def filter(self, record: logging.LogRecord) -> bool:
         for key, value in (context.get() or {}).items():
-            setattr(record, key, value)
+            if key not in record.__dict__:
+                setattr(record, key, value)
         return True
 
 

@@ -3,7 +3,8 @@
 Hypothesis drives three people (each with up to two connections, sharing the person's
 identity and seat tokens) through create, join, rejoin with a token, sit, leave, ready,
 configure, bots added and removed, kick, start, act, hint, rematch and disconnects, against a
-real server on both stores. After every step, with the room quiet:
+real server on both stores. After every step, with the room settled (no change under way or
+due: no commit in flight, no bot turn, no disconnect's grace timer, every frame delivered):
 
 - every snapshot and patch a connection was sent went to a connection whose proven token
   held the seat at that version, and showed only cards that seat may see;
@@ -35,7 +36,9 @@ from hypothesis.stateful import (
 
 from clients.net import GameClient
 from server.app import GameServer, port_of, start_server
+from server.live_room import LiveRoom
 from server.room import Room, hash_token
+from server.store.base import Event
 from tests.invariants import replay
 from tests.redis_helpers import DEFAULT_REDIS_URL, delete_prefix
 from tests.server.audit import cards_in, visible
@@ -44,6 +47,10 @@ from tests.server.conftest import make_settings
 T = TypeVar("T")
 PEOPLE = 3
 CONNECTIONS_PER_PERSON = 2
+#: Seconds the room gets to settle before a check looks anyway (and then fails if it moved).
+SETTLE_DEADLINE = 20.0
+#: Polls in a row (10 ms apart) the room must stay idle at one version to count as still.
+STILL_POLLS = 3
 #: Commands by weight: enough joins, readies and starts that matches begin often.
 KINDS = (
     *["create"] * 2,
@@ -97,7 +104,7 @@ class Loop:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30) -> T:
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def stop(self) -> None:
@@ -198,24 +205,55 @@ class SeatMachine(RuleBasedStateMachine):
             await c.send({"type": "list_rooms"})
             await c.until(lambda c: any(f["type"] == "rooms" for f in c.frames[start:]), 10)
 
-    async def _quiet(self) -> None:
-        """Wait until the room stops changing (bots, timers), then probe every connection."""
-        live = self.server.lobby.rooms.get(self.code or "")
-        stable = 0
-        last = -1
-        for _ in range(400):
-            if live is None:
-                break
-            driving = live._driver is not None and not live._driver.done()
+    def _idle(self, live: LiveRoom) -> bool:
+        """Nothing under way or due will change the room: no commit holds its lock (a
+        commit stores its events first and applies them after, so the store is ahead
+        meanwhile), no bot turn or next deal is being driven, no disconnect's grace timer
+        is pending (it marks the seat away, and may hand the host on), and no background
+        task (a finished match being recorded, then rated) is running."""
+        driving = live._driver is not None and not live._driver.done()
+        grace = any(not task.done() for task in live._grace.values())
+        return not (live.lock.locked() or driving or grace or len(self.server.tasks))
+
+    async def _still(self, live: LiveRoom | None, deadline: float) -> int:
+        """Poll until ``live`` stays idle at one version for a few polls; that version."""
+        if live is None:
+            return -1
+        loop = asyncio.get_running_loop()
+        stable, last = 0, -1
+        while loop.time() < deadline:
             version = live.room.version
-            stable = stable + 1 if version == last and not driving else 0
+            stable = stable + 1 if version == last and self._idle(live) else 0
             last = version
-            if stable >= 3:
+            if stable >= STILL_POLLS:
                 break
             await asyncio.sleep(0.01)
-        for person in self.people:
-            for c in person.conns:
-                await self._probe(c)
+        return live.room.version
+
+    async def _settle(self) -> list[Event]:
+        """Wait until the room is settled and every connection has what it was sent; the
+        stored log, read at that moment (empty before there is a room).
+
+        Should the room move meanwhile (a tick, a timer), all of it is done again, until
+        the deadline: past that the log is returned as it is, and the checks judge it.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_DEADLINE
+        while True:
+            code = self.code
+            live = self.server.lobby.rooms.get(code or "")
+            version = await self._still(live, deadline)
+            for person in self.people:
+                for c in person.conns:
+                    await self._probe(c)
+            events = await self.server.store.read(code) if code is not None else []
+            moved = live is not None and (
+                self.server.lobby.rooms.get(code or "") is not live
+                or live.room.version != version
+                or not self._idle(live)
+            )
+            if not moved or loop.time() >= deadline:
+                return events
 
     async def _step(self, person_no: int, which: int, kind: str, seat: int, flag: bool) -> None:
         if kind == "act" and flag:
@@ -296,7 +334,7 @@ class SeatMachine(RuleBasedStateMachine):
                     self.code = f["room"]
                 if kind == "act" and f["type"] == "patch" and f.get("seq") == message.get("seq"):
                     await self._check_act_was_theirs(person, f["to"])
-        await self._quiet()
+        # What the step set off (bot turns, grace timers) settles in the check that follows.
 
     async def _check_act_was_theirs(self, person: Person, version: int) -> None:
         assert self.code is not None
@@ -314,7 +352,10 @@ class SeatMachine(RuleBasedStateMachine):
         code = self.code
         if code is None:
             return
-        events = await self.server.store.read(code)
+        # Run after every step (and after the set-up): the next step starts from a settled
+        # room too. From here on nothing awaits: the room, the store's log and the clients
+        # hold still while they are compared.
+        events = await self._settle()
         replay(events)  # legal, chain intact
         history: dict[int, Room] = {}
 
@@ -360,7 +401,6 @@ class SeatMachine(RuleBasedStateMachine):
             assert guest.token is not None
             self.people[1].tokens.add(guest.token)
             await guest.ready()
-            await self._quiet()
 
         self.loop.run(setup())
 

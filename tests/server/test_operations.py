@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import random
 import re
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -137,6 +140,63 @@ async def test_logs_of_a_played_match_hold_no_secret_and_no_hidden_card(
             public.update(CARD.findall(entry["message"]))
             continue
         assert not set(CARD.findall(line)) - public, line
+
+
+@contextmanager
+def json_logs() -> Iterator[io.StringIO]:
+    """The server's own logging (``logs.setup``: JSON lines, its context filter) writing
+    into a buffer; the root logger is put back as it was afterwards."""
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    websockets = logging.getLogger("websockets")
+    websockets_level = websockets.level
+    written = io.StringIO()
+    stderr, sys.stderr = sys.stderr, written
+    try:
+        logs.setup("INFO", "json")  # the handler writes to the stream stderr is now
+    finally:
+        sys.stderr = stderr
+    try:
+        yield written
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+        websockets.setLevel(websockets_level)
+
+
+def entries(written: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in written.getvalue().splitlines()]
+
+
+def test_a_value_the_call_gives_wins_over_the_log_context() -> None:
+    log = logging.getLogger("server.test")
+    with json_logs() as written:
+        token = logs.context.set({"conn": "p1-7", "room": None, "seat": 2})
+        try:
+            log.info("named", extra={"room": "ABC123", "seat": None})
+            log.info("unnamed")
+        finally:
+            logs.context.reset(token)
+    named, unnamed = entries(written)
+    assert named["message"] == "named" and unnamed["message"] == "unnamed"
+    assert named["room"] == "ABC123" and named["seat"] is None and named["conn"] == "p1-7"
+    assert unnamed["room"] is None and unnamed["seat"] == 2 and unnamed["conn"] == "p1-7"
+
+
+async def test_the_room_created_line_names_the_room() -> None:
+    # The line is logged while the creating connection's context says it is in no room.
+    with json_logs() as written:
+        game = await start_server(make_settings())
+        try:
+            a = GameClient(f"ws://127.0.0.1:{port_of(game)}/", "Ana")
+            await a.connect()
+            code = await a.create(seats=2)
+            await a.close()
+        finally:
+            await game.shutdown()
+    created = [e for e in entries(written) if e["message"] == "room created"]
+    assert [e["room"] for e in created] == [code], created
+    assert str(created[0]["conn"]).startswith(game.settings.process_id), created
 
 
 def logs_formatter() -> logging.Formatter:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from playwright.sync_api import Page, WebSocketRoute, expect
 
@@ -85,6 +85,22 @@ def join_by_link(page: Page, name: str) -> None:
     page.fill("#name", name)
     page.click("#invite-join")
     expect(page.locator("#waiting")).to_be_visible()
+
+
+def resize(page: Page, size: Mapping[str, int]) -> None:
+    """Give ``page`` the viewport ``size`` (width, height) and wait until it has reacted.
+
+    Playwright returns once the window has its new size, but the page hears of it only
+    with its next frame: the resize event, on which the client lays the hand out, comes
+    then (before that frame's animation callbacks), and a busy machine can take a while to
+    draw one. Measuring straight away would measure the old layout at the new size.
+    """
+    width, height = size["width"], size["height"]
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function("([w, h]) => innerWidth === w && innerHeight === h", arg=[width, height])
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
 
 
 def hand_cards(page: Page) -> list[str]:

@@ -11,7 +11,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from .conftest import Pages
-from .helpers import create_room, stack_the_deck
+from .helpers import create_room, resize, stack_the_deck
 from .test_replay import HAND_ONE, HAND_TWO, play_the_run
 
 AXE = Axe()
@@ -23,8 +23,7 @@ def serious(page: Page, where: str) -> list[str]:
     """The serious and critical violations axe-core finds on ``page`` now."""
     found: list[str] = []
     for size in (DESKTOP, PHONE):
-        page.set_viewport_size(size)  # type: ignore[arg-type]
-        page.wait_for_timeout(100)
+        resize(page, size)
         results: dict[str, Any] = AXE.run(page).response
         for violation in results["violations"]:
             if violation["impact"] in ("serious", "critical"):

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, WebSocketRoute, expect
 from protocol.engine import DECK
 
 from .conftest import DESKTOP, PHONE, Pages, Shot
-from .helpers import create_room, end_turn, stacked_deck
+from .helpers import create_room, end_turn, resize, stacked_deck
 
 # Two seats, the bot deals, so Ana moves first: her hand is one run onto N's 9C.
 RUN = ["8H", "7S", "6D", "5C", "4H", "3S", "2D"]
@@ -303,8 +303,7 @@ def test_a_twenty_card_hand_is_readable_and_tappable(pages: Pages, shot: Shot) -
     expect(page.locator("#hand .card-btn")).to_have_count(20)
 
     for size, name in ((DESKTOP, "desktop"), (PHONE, "phone")):
-        page.set_viewport_size(size)
-        page.wait_for_timeout(100)
+        resize(page, size)  # the hand is laid out again for the new width
         cards: list[dict[str, Any]] = page.evaluate(HAND_CARDS)
         assert len(cards) == 20
         for card in cards:
