@@ -255,9 +255,14 @@ async def test_chat_is_bounded() -> None:
         assert error["code"] == "bad_message"
 
 
-async def test_control_characters_are_stripped_from_names_and_chat() -> None:
+async def test_control_characters_are_refused_in_names_and_stripped_from_chat() -> None:
     async with serving(default_settings()) as game, clients_of(game) as pool:
-        a = await greet(pool, "\x1bA\x00n\u200ba\u202e\n")
+        refused = GameClient(pool.url, "\x1bA\x00n\u200ba\u202e\n")
+        pool.made.append(refused)
+        with pytest.raises(ServerError) as exc:
+            await refused.connect()
+        assert exc.value.code == "bad_name" and exc.value.params["reason"] == "control"
+        a = await greet(pool, "Ana")
         code = await a.create(seats=2)
         b = await pool.new("Ben")
         await b.join(code)
@@ -274,7 +279,7 @@ async def test_a_name_that_is_empty_once_cleaned_is_not_used() -> None:
         try:
             await c.connect()
         except ServerError as exc:  # refusing the name is a fine answer too
-            assert exc.code == "bad_message"
+            assert exc.code == "bad_name" and exc.params["reason"] in ("invisible", "control")
             return
         await c.create(seats=2)
         assert c.doc is not None
