@@ -16,8 +16,11 @@ join*. Two limits apply to them:
   and recoveries are not refused but wait, first come first served, and are looked up one
   at a time as the bucket refills: a right code waits seconds, and guessing from one
   address goes no faster than ``join_address_rate``. At most ``join_address_queue``
-  requests of one address wait; one more is refused with ``rate_limited`` and a
-  ``retry_after`` (seconds), and its connection stays open.
+  requests of one address wait for the refill; one more is refused with ``rate_limited``
+  and a ``retry_after`` (seconds), and its connection stays open. While lookups are under
+  way, requests wait for their outcome rather than being judged early (each right code
+  gives its token back: many people behind one address reconnecting at once all get in);
+  a failed lookup trims the line back to its limit.
 
 People who mistype a code a few times never notice either limit.
 
@@ -145,14 +148,17 @@ def address_key(address: Address | None) -> str:
 class AddressBudget:
     """The failed-join budget of one client address: its bucket and who waits on it."""
 
-    __slots__ = ("bucket", "key", "timer", "waiting")
+    __slots__ = ("bucket", "key", "lookups", "timer", "waiting")
 
     def __init__(self, key: str, bucket: TokenBucket) -> None:
         self.key = key
         self.bucket = bucket
+        #: Lookups under way, each holding a token it gives back unless it fails.
+        self.lookups = 0
         #: Requests waiting for a token, first come first served: each one's future (True:
-        #: a token is reserved for it; False: its connection went away) and its connection.
-        self.waiting: deque[tuple[asyncio.Future[bool], Connection[Any]]] = deque()
+        #: a token is reserved for it; False: its connection went away; None: refused, the
+        #: line was trimmed) and its connection.
+        self.waiting: deque[tuple[asyncio.Future[bool | None], Connection[Any]]] = deque()
         #: The wake-up of the first waiting request, while one waits.
         self.timer: asyncio.TimerHandle | None = None
 
@@ -172,6 +178,11 @@ class AddressBudget:
     def idle(self, now: float) -> bool:
         """Full again and nobody waiting: as good as a new entry."""
         return not self.waiting and self.bucket.level(now) >= self.bucket.burst
+
+    def line_limit(self, now: float, queue: int) -> int:
+        """How many requests may wait: ``queue`` for the refill, and one more for each
+        token a lookup under way may give back (a right code does)."""
+        return queue + math.floor(self.bucket.level(now) + self.lookups)
 
     def until_token(self, now: float) -> float:
         """Seconds until the bucket holds a whole token (infinite when it never refills)."""
@@ -239,7 +250,9 @@ class JoinGuard:
             raise
         finally:
             if failed is not None:
+                budget.lookups -= 1  # its token stays spent
                 self._failed(conn, failed)
+                self._trim(budget)
             else:
                 self._refund(budget)
 
@@ -249,20 +262,19 @@ class JoinGuard:
         budget = self._budget(conn.address, now)
         queued = budget.queued()
         if not queued and budget.bucket.take(now):
+            budget.lookups += 1
             return budget
         wait = budget.until_token(now)
-        if queued >= self.settings.join_address_queue or not math.isfinite(wait):
-            self.metrics.count(self.metrics.join_limited, "address")
-            params: dict[str, int] = {}
-            if math.isfinite(wait):
-                params["retry_after"] = max(1, math.ceil(wait))
-            raise RateLimited(
-                "Too many failed joins from this address; try again in a few seconds.",
-                reason="failed_joins",
-                **params,
-            )
+        # While lookups are under way the line is not judged yet: each may give its token
+        # back (many right codes at once: a school reconnecting after a restart). Those
+        # who wait then are bounded by the address's connections, each asking one thing
+        # at a time; a failed lookup trims the line to its limit (:meth:`_trim`).
+        if not budget.lookups and (
+            queued >= self.settings.join_address_queue or not math.isfinite(wait)
+        ):
+            raise self._refusal(wait)
         self.metrics.count(self.metrics.join_limited, "queued")
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[bool | None] = asyncio.get_running_loop().create_future()
         budget.waiting.append((future, conn))
         self._wake_later(budget, now)
         # A connection that goes away leaves the line at once (and a shutdown waits for no
@@ -278,12 +290,38 @@ class JoinGuard:
             closed.cancel()
             if not future.done():
                 future.cancel()  # out of the line: the wake-up skips it
-        reserved = not future.cancelled() and future.result()
-        if reserved and conn.open:
+        answer = None if future.cancelled() else future.result()
+        if answer is None and not future.cancelled() and conn.open:
+            raise self._refusal(budget.until_token(time.monotonic()))
+        if answer and conn.open:
             return budget
-        if reserved:
+        if answer:
             self._refund(budget)
         raise ConnectionClosed(None, None)
+
+    def _refusal(self, wait: float) -> RateLimited:
+        """The answer to a request the line has no place for (``wait``: until a token)."""
+        self.metrics.count(self.metrics.join_limited, "address")
+        params: dict[str, int] = {}
+        if math.isfinite(wait):
+            params["retry_after"] = max(1, math.ceil(wait))
+        return RateLimited(
+            "Too many failed joins from this address; try again in a few seconds.",
+            reason="failed_joins",
+            **params,
+        )
+
+    def _trim(self, budget: AddressBudget) -> None:
+        """A lookup failed (its token stays spent): the last ones waiting past the line's
+        limit now are refused."""
+        limit = budget.line_limit(time.monotonic(), self.settings.join_address_queue)
+        if budget.bucket.rate <= 0:
+            limit = math.floor(budget.bucket.level(time.monotonic()) + budget.lookups)
+        budget.queued()
+        while len(budget.waiting) > max(0, limit):
+            future, _ = budget.waiting.pop()
+            if not future.done():
+                future.set_result(None)
 
     def _budget(self, key: str, now: float) -> AddressBudget:
         """The budget of address ``key`` (a full one if it has none), now the most recent."""
@@ -321,6 +359,7 @@ class JoinGuard:
                 future.set_result(False)
             elif budget.bucket.take(now):
                 waiting.popleft()
+                budget.lookups += 1
                 future.set_result(True)
             else:
                 break
@@ -329,6 +368,7 @@ class JoinGuard:
     def _refund(self, budget: AddressBudget) -> None:
         """A lookup that did not fail gives its token back (to whoever waits first)."""
         now = time.monotonic()
+        budget.lookups -= 1
         budget.bucket.give(now)
         if budget.waiting:
             self._wake(budget)
