@@ -132,6 +132,13 @@ _ERRORS: dict[str, dict[str, str]] = {
         "bad_token": "That seat token is not valid for this room.",
         "bad_recovery_code": "That recovery code belongs to nobody.",
         "store_unavailable": "The game store is unreachable; try again shortly.",
+        "store_full": (
+            "The game store is full and takes no moves for now; nothing was lost. Try again "
+            "shortly."
+        ),
+        "upgrade_needed": (
+            "This room was moved to a newer server; reconnecting will bring you back to it."
+        ),
         "bad_name": "That name cannot be used.",
         "bad_name_empty": "A name needs at least one visible character.",
         "bad_name_invisible": "A name needs at least one visible character.",
@@ -139,9 +146,14 @@ _ERRORS: dict[str, dict[str, str]] = {
         "bad_name_hash": "A name cannot hold #: the tag after it is given by the server.",
         "bad_name_reserved": "That name is the bots': choose another.",
         "bad_name_too_long": "That name is too long.",
-        "identity_revoked": "This device was signed out: a new recovery code was made. Use the code to come back as yourself.",
+        "identity_revoked": (
+            "This device was signed out: a new recovery code was made. Use the code to come back "
+            "as yourself."
+        ),
         "rate_limited_failed_joins": "Too many failed joins; wait a minute before trying again.",
-        "rate_limited_failed_joins_wait": "Too many failed joins from your network; try again in {retry_after} s.",
+        "rate_limited_failed_joins_wait": (
+            "Too many failed joins from your network; try again in {retry_after} s."
+        ),
     },
     "es": {
         "not_your_turn": "No es tu turno.",
@@ -168,16 +180,30 @@ _ERRORS: dict[str, dict[str, str]] = {
         "bad_token": "Ese asiento ya no es tuyo en esta sala.",
         "bad_recovery_code": "Ese código de recuperación no es de nadie.",
         "store_unavailable": "El servidor no puede guardar la partida; inténtalo enseguida.",
+        "store_full": (
+            "El almacén de partidas está lleno y no acepta jugadas por ahora; no se perdió nada. "
+            "Inténtalo enseguida."
+        ),
+        "upgrade_needed": "Esta sala pasó a un servidor más nuevo; al reconectar volverás a ella.",
         "bad_name": "Ese nombre no se puede usar.",
         "bad_name_empty": "Un nombre necesita al menos un carácter visible.",
         "bad_name_invisible": "Un nombre necesita al menos un carácter visible.",
         "bad_name_control": "Un nombre no puede tener caracteres de control.",
-        "bad_name_hash": "Un nombre no puede tener #: la etiqueta que lo sigue la pone el servidor.",
+        "bad_name_hash": (
+            "Un nombre no puede tener #: la etiqueta que lo sigue la pone el servidor."
+        ),
         "bad_name_reserved": "Ese nombre es de los bots: elige otro.",
         "bad_name_too_long": "Ese nombre es demasiado largo.",
-        "identity_revoked": "Se cerró la sesión en este dispositivo: se creó un código de recuperación nuevo. Úsalo para volver a ser tú.",
-        "rate_limited_failed_joins": "Demasiados intentos fallidos; espera un minuto antes de volver a probar.",
-        "rate_limited_failed_joins_wait": "Demasiados intentos fallidos desde tu red; vuelve a probar en {retry_after} s.",
+        "identity_revoked": (
+            "Se cerró la sesión en este dispositivo: se creó un código de recuperación nuevo. "
+            "Úsalo para volver a ser tú."
+        ),
+        "rate_limited_failed_joins": (
+            "Demasiados intentos fallidos; espera un minuto antes de volver a probar."
+        ),
+        "rate_limited_failed_joins_wait": (
+            "Demasiados intentos fallidos desde tu red; vuelve a probar en {retry_after} s."
+        ),
     },
     "cs": {
         "not_your_turn": "Nejste na tahu.",
@@ -203,6 +229,12 @@ _ERRORS: dict[str, dict[str, str]] = {
         "too_many_rooms": "Jedno spojení smí vytvořit {limit} místností.",
         "bad_token": "Toto místo v místnosti už není vaše.",
         "store_unavailable": "Úložiště hry je nedostupné; zkuste to za chvíli.",
+        "store_full": (
+            "Úložiště hry je plné a teď nepřijímá tahy; nic se neztratilo. Zkuste to za chvíli."
+        ),
+        "upgrade_needed": (
+            "Tato místnost přešla na novější server; po opětovném připojení se do ní vrátíte."
+        ),
         "bad_name": "Toto jméno nelze použít.",
         "bad_name_empty": "Jméno potřebuje aspoň jeden viditelný znak.",
         "bad_name_invisible": "Jméno potřebuje aspoň jeden viditelný znak.",
@@ -210,9 +242,16 @@ _ERRORS: dict[str, dict[str, str]] = {
         "bad_name_hash": "Jméno nesmí obsahovat #: štítek za ním přiděluje server.",
         "bad_name_reserved": "Toto jméno patří botům: zvolte jiné.",
         "bad_name_too_long": "Toto jméno je příliš dlouhé.",
-        "identity_revoked": "Toto zařízení bylo odhlášeno: vznikl nový kód pro obnovení. Použijte ho a vrátíte se jako vy.",
-        "rate_limited_failed_joins": "Příliš mnoho neúspěšných připojení; počkejte minutu a zkuste to znovu.",
-        "rate_limited_failed_joins_wait": "Příliš mnoho neúspěšných připojení z vaší sítě; zkuste to znovu za {retry_after} s.",
+        "identity_revoked": (
+            "Toto zařízení bylo odhlášeno: vznikl nový kód pro obnovení. Použijte ho a vrátíte se "
+            "jako vy."
+        ),
+        "rate_limited_failed_joins": (
+            "Příliš mnoho neúspěšných připojení; počkejte minutu a zkuste to znovu."
+        ),
+        "rate_limited_failed_joins_wait": (
+            "Příliš mnoho neúspěšných připojení z vaší sítě; zkuste to znovu za {retry_after} s."
+        ),
     },
 }
 
