@@ -139,7 +139,7 @@ class Room:
         if first.get("e") != "create":
             raise ValueError("a room's first event must be 'create'")
         self.code: str = first["code"]
-        self.settings = RoomOptions.model_validate(first["options"])
+        self.settings = read_options(first)
         self.created_at: float = first["at"]
         #: ``{day, ranked, seed}`` for a daily-deal room, else None.
         self.daily: dict[str, Any] | None = first.get("daily")
@@ -494,7 +494,7 @@ class Room:
                 )
         options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
-        events: list[Event] = [{"e": "configure", "options": stored_options(settings)}]
+        events: list[Event] = [{"e": "configure", **stored_options(settings)}]
         for i, level in enumerate(settings.bots[: settings.seats]):
             current = self.seats[i] if i < len(self.seats) else None
             if level is None or (current is not None and current.level == level):
@@ -776,7 +776,7 @@ class Room:
         return [{"ev": "locked", "seat": self.host, "locked": self.locked}]
 
     def _on_configure(self, e: Event) -> list[Line]:
-        self.settings = RoomOptions.model_validate(e["options"])
+        self.settings = read_options(e)
         n = self.settings.seats
         self.seats = (self.seats + [None] * n)[:n]
         for s in self.seats:
@@ -918,9 +918,19 @@ def bot_seat_event(seat: int, level: str) -> Event:
 
 
 def stored_options(settings: RoomOptions) -> dict[str, Any]:
-    """The options as a ``create`` or ``configure`` event stores them: the normal pace is
-    left out, so such an event reads the same as before the pace existed."""
-    return settings.model_dump(exclude={"pace"} if settings.pace == "normal" else None)
+    """The options as a ``create`` or ``configure`` event stores them: ``options`` as every
+    release reads them, and the bots' pace beside them, only when fast. Releases before the
+    pace read the options strictly and ignore the fields of an event they do not know: a fast
+    room stays readable to them, its bots at their normal pace (docs/deploy.md, Upgrading)."""
+    stored: dict[str, Any] = {"options": settings.model_dump(exclude={"pace"})}
+    if settings.pace != "normal":
+        stored["pace"] = settings.pace
+    return stored
+
+
+def read_options(event: Event) -> RoomOptions:
+    """The options of a ``create`` or ``configure`` event, with its pace."""
+    return RoomOptions.model_validate({**event["options"], "pace": event.get("pace", "normal")})
 
 
 def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None = None) -> Event:
@@ -928,7 +938,7 @@ def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None 
     event: Event = {
         "e": "create",
         "code": code,
-        "options": stored_options(settings),
+        **stored_options(settings),
         "at": time.time(),
     }
     if daily is not None:
