@@ -7,8 +7,9 @@
 // Every name and chat text goes into the page with textContent, never as HTML.
 
 import { connect, send } from "./connection.js";
-import { $, tablistKeys } from "./dom.js";
-import { LANGUAGES, lang, onLangChange, setLang, t } from "./i18n.js";
+import { $, el, tablistKeys } from "./dom.js";
+import { LANGUAGES, lang, languageName, onLangChange, setLang, t } from "./i18n.js";
+import { focusHand } from "./keys.js";
 import { onHint, wireInput } from "./input.js";
 import {
   CODE_RE,
@@ -34,6 +35,7 @@ import {
   onPatch,
   onSnapshot,
   onWelcome,
+  playHere,
 } from "./sync.js";
 import { tickClocks, wireTable } from "./table.js";
 import { wireTips } from "./tips.js";
@@ -92,12 +94,100 @@ function onFrame(frame) {
   }
 }
 
+// --- the language menu and the skip link -------------------------------------------------
+
+/** The language menu: every language, each in its own words; the current one marked. */
+function renderLangMenu() {
+  $("lang-menu").replaceChildren(
+    ...LANGUAGES.map((code) =>
+      el(
+        "li",
+        {},
+        el("button", {
+          type: "button",
+          class: "lang-item",
+          lang: code,
+          dataset: { lang: code },
+          "aria-current": code === lang() ? "true" : null,
+          text: languageName(code),
+        }),
+      ),
+    ),
+  );
+}
+
+function wireLang() {
+  const button = $("lang");
+  const menu = $("lang-menu");
+  const items = () => [...menu.querySelectorAll("button")];
+  const close = (refocus) => {
+    if (menu.hidden) return;
+    menu.hidden = true;
+    button.setAttribute("aria-expanded", "false");
+    if (refocus) button.focus();
+  };
+  button.addEventListener("click", () => {
+    if (!menu.hidden) {
+      close(false);
+      return;
+    }
+    renderLangMenu();
+    menu.hidden = false;
+    button.setAttribute("aria-expanded", "true");
+    (menu.querySelector('[aria-current="true"]') || items()[0]).focus();
+  });
+  menu.addEventListener("click", (event) => {
+    const item = event.target.closest("[data-lang]");
+    if (!item) return;
+    close(true);
+    setLang(item.dataset.lang);
+  });
+  menu.addEventListener("keydown", (event) => {
+    const list = items();
+    const at = list.indexOf(document.activeElement);
+    let next = null;
+    if (event.key === "ArrowDown") next = list[(at + 1) % list.length];
+    else if (event.key === "ArrowUp") next = list[(at - 1 + list.length) % list.length];
+    else if (event.key === "Home") next = list[0];
+    else if (event.key === "End") next = list[list.length - 1];
+    else if (event.key === "Escape") {
+      event.stopPropagation();
+      close(true);
+    }
+    if (!next) return;
+    event.preventDefault();
+    next.focus();
+  });
+  document.addEventListener("pointerdown", (event) => {
+    if (!event.target.closest(".lang-pick")) close(false);
+  });
+  menu.parentElement.addEventListener("focusout", (event) => {
+    if (!event.relatedTarget || !event.currentTarget.contains(event.relatedTarget)) close(false);
+  });
+}
+
+/** "Skip to the table": past the top bar, to your hand (or the piles when you watch). */
+function wireSkip() {
+  $("skip").addEventListener("click", (event) => {
+    event.preventDefault();
+    const table = $("table");
+    if (table.hidden) return;
+    if ($("hand").querySelector("button")) {
+      focusHand();
+      return;
+    }
+    const pile = $("board").querySelector("button:not([disabled])");
+    if (pile) pile.focus();
+    else table.focus();
+  });
+}
+
 // --- wiring ------------------------------------------------------------------------------
 
 function wire() {
-  $("lang").addEventListener("click", () =>
-    setLang(LANGUAGES[(LANGUAGES.indexOf(lang()) + 1) % LANGUAGES.length]),
-  );
+  wireLang();
+  wireSkip();
+  $("elsewhere-here").addEventListener("click", playHere);
   wireTips();
   onLangChange(renderAll);
   $("leave").addEventListener("click", () => askLeave());

@@ -6,7 +6,7 @@ import en from "./i18n/en.js";
 import es from "./i18n/es.js";
 import cs from "./i18n/cs.js";
 
-// The language button cycles through them in this order.
+// The language menu lists them in this order.
 const STRINGS = { en, es, cs };
 
 const KEY = "kc.lang";
@@ -70,6 +70,11 @@ export function translateStatic(root = document) {
 }
 
 export const LANGUAGES = Object.keys(STRINGS);
+
+/** A language's name in its own words ("Español"), for the language menu. */
+export function languageName(code) {
+  return STRINGS[code]["lang.name"];
+}
 
 /** Every text key of a language (the tests check every language has them all). */
 export function keysOf(code) {

@@ -1,10 +1,12 @@
 // What the player does at the table: tap (or click, or Enter/Space on) a card, then a pile;
 // a pile, then another; or drag either onto a pile (pointer events: mouse, pen and touch).
-// Whatever is tried is sent as an action: the server judges it. Escape clears a selection.
+// Whatever is tried is sent as an action: the server judges it. Escape clears a selection;
+// D (or E) draws and ends the turn, H asks for a hint (while the table has the focus).
 
 import { send } from "./connection.js";
 import { game } from "./doc.js";
 import { $, el } from "./dom.js";
+import { keepTableInView } from "./fit.js";
 import { focusHand, focusTarget, wireKeys } from "./keys.js";
 import { S, render } from "./state.js";
 import { leaveView } from "./views.js";
@@ -25,6 +27,7 @@ function selectCard(card) {
   S.hint = null;
   S.sel = S.sel && S.sel.kind === "card" && S.sel.card === card ? null : { kind: "card", card };
   render();
+  if (S.sel) keepTableInView(); // where the card may go glows gold: on screen
 }
 
 /** A pile chosen: play the selected card or move the selected pile onto it, or select it.
@@ -47,6 +50,7 @@ function choosePile(pile) {
     S.hint = null;
     S.sel = { kind: "pile", pile };
     render();
+    keepTableInView();
     return "selected";
   }
   return null;
@@ -111,6 +115,27 @@ function endDrag(event, cancelled) {
   if (pile && !(dragged.source.kind === "pile" && dragged.source.pile === pile)) choosePile(pile);
 }
 
+// --- keys for the turn's actions --------------------------------------------------------------
+
+/** Whether the table's own keys apply: it shows, and the focus is on it (or nowhere), not
+ * in a field, a dialog or the side panel. */
+function tableHasKeys() {
+  if ($("table").hidden || !$("overlay").hidden || S.role !== "player") return false;
+  const active = document.activeElement;
+  return !active || active === document.body || $("table").contains(active);
+}
+
+/** D or E: "Draw and end turn"; H: "Hint". Says whether it took the key. */
+function tableKey(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.repeat) return false;
+  const key = event.key.toLowerCase();
+  if (!["d", "e", "h"].includes(key) || !tableHasKeys()) return false;
+  const button = $(key === "h" ? "hint" : "end-turn");
+  event.preventDefault();
+  if (!button.disabled) button.click();
+  return true;
+}
+
 // --- wiring ------------------------------------------------------------------------------
 
 export function wireInput() {
@@ -138,6 +163,7 @@ export function wireInput() {
       if (event.key === "Escape") leaveView();
       return;
     }
+    if (tableKey(event)) return;
     if (event.key === "Escape" && !$("overlay").hidden) {
       $("view-table").click();
     } else if (event.key === "Escape" && S.sel) {

@@ -1,7 +1,7 @@
 // The keyboard at the table. The piles are one Tab stop and the hand is another (a roving
 // tabindex): arrow keys move inside them, so a pile is one Shift+Tab from the hand however
 // many cards it holds. Choosing a card or a pile from the keyboard takes focus to the first
-// pile it fits on; playing brings focus back to the hand.
+// pile it fits on; playing brings focus back to the hand, and so does your turn coming.
 
 import { GRID } from "./board.js";
 import { $ } from "./dom.js";

@@ -1,5 +1,6 @@
-// The lobby: your name, the daily deal, quick play, joining by code or invitation, resuming
-// the last seat, the "New room" form and the public rooms list.
+// The lobby: "Play vs 3 bots" (one tap deals a table: the level, seats and pace of last
+// time), your name, the daily deal, quick play, joining by code or invitation, resuming the
+// last seat, the "New room" form and the public rooms list.
 
 import { cardFace } from "./cards.js";
 import { currentName, ensureName, send } from "./connection.js";
@@ -7,8 +8,9 @@ import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { renderMe } from "./me.js";
 import { levelOptions, optionsSummary } from "./options.js";
-import { CREATE, LAST, NAME, S, storage } from "./state.js";
+import { BOTS, CREATE, DEFAULT_LEVEL, LAST, NAME, S, storage } from "./state.js";
 import { resume } from "./sync.js";
+import { reducedMotion } from "./motion.js";
 import { toast } from "./toasts.js";
 import { go } from "./views.js";
 
@@ -47,8 +49,63 @@ export function renderLobby() {
   if (S.queued) $("quick-wait-text").textContent = t("lobby.quick_wait", { n: S.queued });
   quickCountdown();
   renderMe();
+  renderPlay();
   renderSeatOptions();
   renderRooms();
+}
+
+// --- "Play vs 3 bots" ------------------------------------------------------------------------
+
+const PACES = ["normal", "fast"];
+
+/** The last "Play vs 3 bots" choices: the calibrated level, four seats, the normal pace
+ * until someone chooses otherwise. */
+function botsChoice() {
+  const saved = storage.get(localStorage, BOTS) || {};
+  return {
+    seats: [2, 3, 4].includes(saved.seats) ? saved.seats : 4,
+    level: typeof saved.level === "string" && saved.level ? saved.level : DEFAULT_LEVEL,
+    pace: PACES.includes(saved.pace) ? saved.pace : "normal",
+  };
+}
+
+function renderPlay() {
+  const choice = botsChoice();
+  levelOptions($("bots-level"), choice.level, null, "play.level_choice");
+  $("bots-seats").value = String(choice.seats);
+  $("bots-pace").value = choice.pace;
+  const bots = choice.seats - 1;
+  const go = $("bots-go");
+  go.textContent = S.dealing
+    ? t("play.dealing")
+    : t(bots === 1 ? "play.go_one" : "play.go", { n: bots });
+  go.disabled = Boolean(S.dealing);
+}
+
+/** One tap: a private room with bots in every other seat, started as soon as it exists
+ * (sync.js sends the start when the server says we sit in it). */
+function playBots() {
+  if (S.dealing) return;
+  const choice = {
+    seats: Number($("bots-seats").value),
+    level: $("bots-level").value,
+    pace: $("bots-pace").value === "fast" ? "fast" : "normal",
+  };
+  storage.set(localStorage, BOTS, choice);
+  S.dealing = true;
+  renderPlay();
+  const bots = [null];
+  for (let i = 1; i < choice.seats; i += 1) bots.push(choice.level);
+  createRoom({ seats: choice.seats, target: 25, public: false, bots, pace: choice.pace });
+}
+
+function saveBotsChoice() {
+  storage.set(localStorage, BOTS, {
+    seats: Number($("bots-seats").value),
+    level: $("bots-level").value,
+    pace: $("bots-pace").value === "fast" ? "fast" : "normal",
+  });
+  renderPlay();
 }
 
 function renderSeatOptions() {
@@ -179,6 +236,7 @@ function formOptions() {
     kings_first: $("opt-kings").checked,
     public: $("opt-public").checked,
     casual: $("opt-casual").checked,
+    pace: $("opt-pace").value === "fast" ? "fast" : "normal",
     bots,
     turn_timer: timer ? Number(timer) : null,
   };
@@ -193,6 +251,7 @@ export function loadCreateForm() {
   $("opt-kings").checked = Boolean(saved.kings_first);
   $("opt-public").checked = saved.public !== false;
   $("opt-casual").checked = Boolean(saved.casual);
+  $("opt-pace").value = saved.pace === "fast" ? "fast" : "normal";
   $("opt-timer").value = saved.turn_timer ? String(saved.turn_timer) : "";
   if (Array.isArray(saved.bots)) {
     saved.bots.slice(1).forEach((level, i) => {
@@ -215,6 +274,18 @@ export function heroFan() {
 export function wireLobby() {
   $("name").addEventListener("change", () => storage.set(localStorage, NAME, currentName()));
   $("opt-seats").addEventListener("change", renderSeatOptions);
+  $("bots-go").addEventListener("click", playBots);
+  for (const id of ["bots-level", "bots-seats", "bots-pace"]) {
+    $(id).addEventListener("change", saveBotsChoice);
+  }
+  // "More ways to play": to the control each one starts with, a few Tabs from the top.
+  for (const jump of document.querySelectorAll("[data-jump]")) {
+    jump.addEventListener("click", () => {
+      const target = $(jump.dataset.jump);
+      target.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
+      target.focus({ preventScroll: true });
+    });
+  }
 
   $("create-form").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -38,10 +38,26 @@ export function onWelcomeMe(frame) {
   askProfile();
 }
 
+let shownCode = ""; // the code on screen now, for "Copy the code" (kept nowhere else)
+
 export function onRecoveryCode(frame) {
-  const box = $("me-code-box");
-  box.textContent = t("me.code_shown", { code: String(frame.code) });
-  box.hidden = false;
+  shownCode = String(frame.code);
+  $("me-code-text").textContent = t("me.code_shown", { code: shownCode });
+  $("me-code-box").hidden = false;
+}
+
+async function copyCode() {
+  try {
+    await navigator.clipboard.writeText(shownCode);
+    toast(t("me.copied"), "info");
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("me-code-text"));
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    toast(t("me.copy_failed"), "info");
+  }
 }
 
 export function wireMe() {
@@ -50,6 +66,7 @@ export function wireMe() {
     if (S.profile && name !== S.profile.name) send({ type: "rename", name });
   });
   $("me-code").addEventListener("click", () => send({ type: "recovery_code" }));
+  $("me-code-copy").addEventListener("click", copyCode);
   $("me-use").addEventListener("click", () => {
     const form = $("me-recover");
     form.hidden = !form.hidden;
@@ -61,6 +78,7 @@ export function wireMe() {
     if (!code) return;
     S.recovering = true;
     $("me-code-box").hidden = true;
+    shownCode = "";
     send({ type: "recover", code });
   });
 }

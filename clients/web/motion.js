@@ -3,7 +3,8 @@
 // from the stock to the drawer (face down for the others). FLIP with the Web Animations
 // API: where things are is measured when a patch arrives (the page still shows the state
 // before it), where they land once the table is drawn again; a ghost flies between the two.
-// With "reduce motion" nothing travels.
+// With "reduce motion" nothing travels. At a table of fast bots (the room's pace) every
+// flight is shorter, so each move is still seen before the next one comes.
 //
 // It also keeps the last turn: who moved and which piles it touched, until the next player
 // acts (the table outlines those piles and names the mover on their plate).
@@ -14,6 +15,10 @@ import { el } from "./dom.js";
 export const FLIGHT_MS = 420;
 const STAGGER_MS = 140;
 const MAX_FLIGHTS = 6;
+/** The share of a flight's time at each pace: fast bots wait a quarter of the normal delay
+ * (about 0.18 s between their moves), and a fast flight (about 0.17 s) fits in it. */
+export const PACE_MOTION = { normal: 1, fast: 0.4 };
+let speed = 1;
 
 let queued = []; // flights measured before the render, flown after it
 let last = null; // {room, seat, piles: Set, over}
@@ -140,10 +145,15 @@ function fly(ghost, start, end, delay, hide) {
       { transform: `translate(${dx}px, ${dy}px) scale(${scale})`, opacity: start.small ? 0.6 : 1 },
       { transform: "none", opacity: 1 },
     ],
-    { duration: FLIGHT_MS, delay, easing: "cubic-bezier(0.3, 0.7, 0.3, 1)", fill: "backwards" },
+    {
+      duration: FLIGHT_MS * speed,
+      delay,
+      easing: "cubic-bezier(0.3, 0.7, 0.3, 1)",
+      fill: "backwards",
+    },
   );
   const hiding = hide
-    ? hide.animate([{ opacity: 0 }, { opacity: 0 }], { duration: FLIGHT_MS + delay })
+    ? hide.animate([{ opacity: 0 }, { opacity: 0 }], { duration: FLIGHT_MS * speed + delay })
     : null;
   const done = () => {
     ghost.remove();
@@ -181,15 +191,17 @@ function landing(flight) {
   return null;
 }
 
-/** After the table is drawn: fly what the last patches moved, from where it was. */
-export function land() {
+/** After the table is drawn: fly what the last patches moved, from where it was, at the
+ * room's ``pace`` ("normal" or "fast"). */
+export function land(pace = "normal") {
   const flights = queued;
   queued = [];
+  speed = PACE_MOTION[pace] || 1;
   if (!flights.length || reducedMotion()) return;
   flights.forEach((flight, k) => {
     const target = landing(flight);
     if (!target) return;
     const ghost = ghostAt(target.end, target.visual);
-    fly(ghost, flight.start, target.end, k * STAGGER_MS, target.hide);
+    fly(ghost, flight.start, target.end, k * STAGGER_MS * speed, target.hide);
   });
 }

@@ -11,9 +11,9 @@ export function levelWithAbout(level) {
   return has(about) ? `${t(`level.${level}`)} (${t(about)})` : t(`level.${level}`);
 }
 
-export function levelOptions(select, chosen, extra) {
+export function levelOptions(select, chosen, extra, word = "lobby.bot") {
   const options = extra ? [extra] : [];
-  for (const level of LEVELS) options.push([level, t("lobby.bot", { level: levelWithAbout(level) })]);
+  for (const level of LEVELS) options.push([level, t(word, { level: levelWithAbout(level) })]);
   select.replaceChildren(
     ...options.map(([value, label]) =>
       el("option", { value, selected: value === chosen, text: label }),
@@ -30,6 +30,7 @@ export function optionsSummary(options, isPublic) {
   if (options.kings_first) parts.push(t("opt.kings_first"));
   if (options.turn_timer) parts.push(t("opt.timer", { s: options.turn_timer }));
   if (options.casual) parts.push(t("opt.casual"));
+  if (options.pace === "fast") parts.push(t("opt.fast"));
   if (isPublic !== undefined) parts.push(t(isPublic ? "opt.public" : "opt.private"));
   return parts.join(" · ");
 }

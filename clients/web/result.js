@@ -14,6 +14,7 @@ import {
   unratedText,
   whyText,
 } from "./rating.js";
+import { COMPACT } from "./fit.js";
 import { S } from "./state.js";
 import { todayUtc } from "./replay.js";
 import { leave } from "./sync.js";
@@ -23,7 +24,7 @@ export function renderOverlay() {
   renderAsk();
   const g = game();
   const overlay = $("overlay");
-  const result = g ? g.result : null;
+  const result = g && !S.elsewhere ? g.result : null;
   const key = g ? `${S.room}:${g.hand_no}` : null;
   if (!result) {
     overlay.hidden = true;
@@ -66,7 +67,12 @@ export function renderOverlay() {
     const names = cards.map(cardName).join(", ");
     const faces = el(
       "div",
-      { class: "left-cards", role: "img", "aria-label": names || t("result.none") },
+      {
+        class: "left-cards",
+        role: "img",
+        "aria-label": names || t("result.none"),
+        style: `--lstep: ${leftStep(cards.length)}px`,
+      },
       ...cards.map((card) => {
         const face = cardFace(card);
         face.classList.add("mini");
@@ -121,6 +127,13 @@ export function renderOverlay() {
     else if (seated) primary = daily ? $("result-boards") : $("play-again");
     primary.focus();
   }
+}
+
+/** How much of each card a hand left shows: one line of cards, however many (the names of
+ * all of them are in the row's label), at most about a third of a phone's width. */
+function leftStep(n) {
+  const room = window.matchMedia(COMPACT).matches ? 110 : 230;
+  return Math.round(Math.max(6, Math.min(18, room / Math.max(1, n - 1))));
 }
 
 /** A result table's rating cell: the rating after the match with its move ("1,046? (+12)"),

@@ -9,29 +9,35 @@ import { flushLog, renderChat, renderLog, renderScore, renderTabs } from "./pane
 import { renderReplay } from "./replay.js";
 import { renderOverlay } from "./result.js";
 import { S } from "./state.js";
+import { fitTable } from "./fit.js";
 import { renderAway, renderTable } from "./table.js";
-import { renderBanners } from "./toasts.js";
+import { placeToasts, renderBanners } from "./toasts.js";
 import { VIEWS, renderBoards, renderMatches } from "./views.js";
 import { renderWaiting } from "./waiting.js";
 
 export function render() {
   flushLog();
-  const inRoom = Boolean(S.room && S.doc && S.role);
+  if (game()) S.dealing = false;
+  // "Play vs 3 bots" goes from the lobby straight to the dealt table: no waiting room.
+  const inRoom = Boolean(S.room && S.doc && S.role) && !S.dealing;
   const view = S.view;
   const roomShown = inRoom && !view;
   for (const name of VIEWS) $(name).hidden = view !== name;
   $("lobby").hidden = inRoom || Boolean(view);
+  $("skip").hidden = !roomShown;
   $("room").hidden = !roomShown;
   $("room-bar").hidden = !roomShown;
   $("leave").hidden = !roomShown;
   $("panel-jump").hidden = !roomShown;
   document.body.classList.toggle("in-room", roomShown);
+  document.body.classList.toggle("at-table", roomShown && Boolean(game()) && !S.elsewhere);
   const screen = view || (!inRoom ? "lobby" : game() ? "table" : "waiting");
   if (screen !== S.screen) {
     S.screen = screen;
     window.scrollTo(0, 0);
   }
   renderBanners();
+  if (!roomShown) fitTable(); // no table: the card sizes go back to the styles'
   if (view === "boards") renderBoards();
   else if (view === "matches") renderMatches();
   else if (view === "replay") renderReplay();
@@ -41,8 +47,12 @@ export function render() {
     return;
   }
   const g = game();
-  $("waiting").hidden = Boolean(g);
-  $("table").hidden = !g;
+  // Another tab of this browser plays this seat: this one says so, and shows no live table.
+  const elsewhere = S.elsewhere;
+  $("elsewhere").hidden = !elsewhere;
+  $("panel").hidden = elsewhere;
+  $("waiting").hidden = Boolean(g) || elsewhere;
+  $("table").hidden = !g || elsewhere;
   $("bar-code").textContent = S.room;
   $("bar-hand").textContent = g ? t("bar.hand", { n: g.hand_no, target: g.target }) : "";
   const daily = S.doc.room.daily;
@@ -53,12 +63,14 @@ export function render() {
   $("daily-line").hidden = !daily;
   $("daily-line").textContent = $("bar-daily").textContent;
   $("daily-line").classList.toggle("ranked", Boolean(daily && daily.ranked));
-  if (g) renderTable(g);
+  renderAway(g); // before the table: the away bar is one of its rows
+  if (elsewhere) fitTable();
+  else if (g) renderTable(g);
   else renderWaiting();
   renderScore();
   renderTabs();
   renderOverlay();
-  renderAway(g);
+  placeToasts();
 }
 
 /** Everything again, in the language just chosen. */
@@ -66,7 +78,7 @@ export function renderAll() {
   translateStatic();
   document.title = t("app.title");
   $("lang").textContent = t("lang.button");
-  $("lang").setAttribute("aria-label", t("lang.switch"));
+  $("lang").setAttribute("aria-label", t("lang.choose", { code: t("lang.button") }));
   renderLog();
   renderChat();
   render();

@@ -38,6 +38,8 @@ export const SESSION = "kc.session"; // sessionStorage: {room, token, spectate} 
 export const LAST = "kc.last"; // localStorage: {room, token} of the last seat in this browser
 export const NAME = "kc.name";
 export const CREATE = "kc.create";
+// localStorage: {seats, level, pace} of the last "Play vs 3 bots"
+export const BOTS = "kc.bots";
 // localStorage: the secret player token (this browser's identity)
 export const PLAYER = "kc.player";
 
@@ -97,6 +99,9 @@ export const S = {
   configOpen: false,
   profile: null, // the server's "profile": {name, tag, rating, matches, listed, min_matches}
   recovering: false, // a "recover" was sent: its welcome makes this browser that player
+  dealing: false, // "Play vs 3 bots" was tapped: the room it creates starts at once
+  elsewhere: false, // this seat is played in another tab of this browser (sync.js)
+  turnWasMine: false, // the last render was on this seat's turn (the turn's focus, once)
 };
 
 // --- drawing -----------------------------------------------------------------------------

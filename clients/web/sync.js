@@ -19,6 +19,37 @@ import { leaveView, reopenView } from "./views.js";
 // The secret player token the server hands out in "welcome" (its own alphabet, 16-64 chars).
 export const PLAYER_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
+// --- one seat, one tab -----------------------------------------------------------------------
+
+// Tabs of this browser say which seat they take: a tab whose seat another one takes (the same
+// room and seat token: "Resume", or the room's link opened again) stops showing a live table
+// and says so, until "Play here" takes the seat back.
+const TAB = Math.random().toString(36).slice(2);
+const seats = typeof BroadcastChannel === "function" ? new BroadcastChannel("kc.seat") : null;
+
+function claimSeat() {
+  if (seats && S.room && S.token) seats.postMessage({ room: S.room, token: S.token, tab: TAB });
+}
+
+if (seats) {
+  seats.addEventListener("message", (event) => {
+    const { room, token, tab } = event.data || {};
+    if (tab === TAB || !S.room || room !== S.room || !S.token || token !== S.token) return;
+    if (S.elsewhere) return;
+    S.elsewhere = true;
+    S.sel = null;
+    S.hint = null;
+    render();
+  });
+}
+
+/** "Play here": this tab takes its seat back from the other one. */
+export function playHere() {
+  S.elsewhere = false;
+  claimSeat();
+  render();
+}
+
 /** Keep the player token a frame brings (`welcome`, and `recovery_code`: making a code
  * signs every other device out, this one goes on with the new token). */
 export function keepPlayer(frame) {
@@ -82,6 +113,7 @@ function enterRoom(code) {
   S.overlayFor = null;
   S.lastTops = {};
   S.lastHand = null;
+  S.turnWasMine = false;
   S.pending.clear();
   renderLog();
   renderChat();
@@ -97,12 +129,19 @@ export function onJoined(frame) {
   S.joining = null;
   S.queued = null;
   S.invite = null;
+  // "Play vs 3 bots": the room is ours and full of bots; deal at once.
+  if (S.dealing && frame.role === "player") send({ type: "start", fill: null });
   storage.set(sessionStorage, SESSION, {
     room: S.room,
     token: S.token,
     spectate: frame.role === "spectator",
   });
   if (S.token) storage.set(localStorage, LAST, { room: S.room, token: S.token });
+  if (announce) {
+    // This tab just took the seat: another tab of this browser holding it stops.
+    S.elsewhere = false;
+    claimSeat();
+  }
   const url = new URL(location.href);
   url.searchParams.set("room", S.room);
   history.replaceState(history.state, "", url);
@@ -204,6 +243,7 @@ export function errorText(frame) {
 
 export function onError(frame) {
   const text = errorText(frame);
+  S.dealing = false; // a refused create or start: the lobby (or the waiting room) shows
   const refusedHello = ["bad_message", "bad_name", "identity_revoked"].includes(frame.code);
   if (!S.welcomed && refusedHello && S.ws && S.helloTries < 2) {
     // The hello was refused: try the default name, then (only then) a new identity, rather
@@ -258,6 +298,8 @@ export function onKicked(frame) {
 }
 
 function clearRoom() {
+  S.dealing = false;
+  S.elsewhere = false;
   S.room = null;
   S.seat = null;
   S.role = null;

@@ -1,6 +1,6 @@
 // The table while a hand is played: the other seats' plates, the piles, your hand, the
 // status line and the actions, the turn clock, and the "a bot is playing for you" bar.
-// Drawn afresh from the document on every render.
+// Drawn afresh from the document on every render; fit.js then fits it to the screen.
 
 import { GRID, POSITIONS, pileClasses, pileLabel, pileParts, stockView } from "./board.js";
 import { cardFace, cardName, cardText, sortHand } from "./cards.js";
@@ -16,17 +16,16 @@ import {
   targets,
 } from "./doc.js";
 import { $, el } from "./dom.js";
+import { fitTable, keepTableInView } from "./fit.js";
 import { has, t } from "./i18n.js";
 import { startDrag } from "./input.js";
-import { roveTable } from "./keys.js";
+import { focusHand, roveTable } from "./keys.js";
 import { land, lastTurn } from "./motion.js";
 import { S, render, storage } from "./state.js";
+import { placeToasts } from "./toasts.js";
 
 // localStorage: the order of your hand, "suit" (by suit and rank, the default) or "dealt".
 const HAND_ORDER = "kc.hand_order";
-// Each card of the hand shows at least this much (a tap target, and its rank and suit).
-const MIN_TAP = 44;
-const HAND_GAP = 6;
 
 function handOrder() {
   return storage.get(localStorage, HAND_ORDER) === "dealt" ? "dealt" : "suit";
@@ -81,6 +80,7 @@ function plate(i, g, position) {
   const lastMover = Boolean(turnDone && turnDone.seat === i);
   if (turn) classes.push("turn");
   if (lastMover) classes.push("last-mover");
+  if (seat && seat.kind === "bot") classes.push("bot");
   if (seat && seat.away) classes.push("away");
   if (seat && seat.kind === "human" && !seat.connected) classes.push("offline");
   if (g.winners && g.winners.includes(i)) classes.push("winner");
@@ -129,7 +129,17 @@ function plate(i, g, position) {
     lastMover
       ? el("div", { class: "last-tag", "aria-hidden": "true", text: t("seat.last_move") })
       : null,
-    el("div", { class: "plate-cards" }, backs, el("span", { class: "pcount", text: countText })),
+    el(
+      "div",
+      { class: "plate-cards" },
+      backs,
+      el(
+        "span",
+        { class: "pcount" },
+        el("span", { class: "pcount-long", text: countText }),
+        el("span", { class: "pcount-short", text: String(count), "aria-hidden": "true" }),
+      ),
+    ),
   );
 }
 
@@ -194,49 +204,6 @@ function handButtons(g) {
     return button;
   });
   return buttons;
-}
-
-/** Lay the hand out over the table's width: cards overlap in a row while each still shows
- * MIN_TAP pixels (its rank and suit in the corner), then wrap into rows that overlap as
- * little as they can. Each button is exactly the part of its card that shows. */
-export function layoutHand() {
-  const hand = $("hand");
-  const buttons = [...hand.querySelectorAll(".card-btn")];
-  if (!buttons.length || hand.hidden) {
-    hand.style.height = "";
-    return;
-  }
-  const card = buttons[0].querySelector(".card");
-  const cw = card.offsetWidth;
-  const ch = card.offsetHeight;
-  const n = buttons.length;
-  const minStep = Math.max(MIN_TAP, cw * 0.42);
-  const fit = (width) => Math.max(1, Math.floor((width - cw) / minStep) + 1);
-  // Several rows take less room above them (a lifted card may cover the status line).
-  hand.classList.toggle("rows", n > fit(hand.clientWidth - 12));
-  const style = getComputedStyle(hand);
-  const padLeft = parseFloat(style.paddingLeft);
-  const padTop = parseFloat(style.paddingTop);
-  const width = hand.clientWidth - padLeft - parseFloat(style.paddingRight);
-  if (!cw || width <= 0) return;
-  const rows = Math.ceil(n / fit(width));
-  const perRow = Math.ceil(n / rows);
-  const step = perRow > 1 ? Math.min(cw + HAND_GAP, (width - cw) / (perRow - 1)) : cw;
-  const rowStep = rows > 1 ? Math.max(MIN_TAP, Math.round(ch * 0.46)) : ch;
-  buttons.forEach((button, k) => {
-    const row = Math.floor(k / perRow);
-    const col = k % perRow;
-    const inRow = Math.min(perRow, n - row * perRow);
-    const rowWidth = cw + (inRow - 1) * step;
-    const lastInRow = col === inRow - 1;
-    Object.assign(button.style, {
-      left: `${Math.round(padLeft + (width - rowWidth) / 2 + col * step)}px`,
-      top: `${padTop + row * rowStep}px`,
-      width: `${lastInRow ? cw : Math.floor(step)}px`,
-      height: `${row === rows - 1 ? ch : rowStep}px`,
-    });
-  });
-  hand.style.height = `${padTop + (rows - 1) * rowStep + ch + parseFloat(style.paddingBottom)}px`;
 }
 
 /** Note which piles got a new top card and which cards just came into the hand. */
@@ -327,7 +294,6 @@ export function renderTable(g) {
     hand.replaceChildren(...(buttons.length ? buttons : [empty]));
     hand.hidden = false;
     hand.classList.toggle("laid", buttons.length > 0);
-    layoutHand();
   } else {
     hand.replaceChildren();
     hand.hidden = true;
@@ -351,7 +317,8 @@ export function renderTable(g) {
   endButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "end_turn"));
   $("hint").disabled = !myTurn();
   tickClocks();
-  land(); // the moves of the last patches travel to where this render put them
+  fitTable(); // the card sizes for this screen, and the hand laid out
+  land(S.doc.room.options.pace); // the last patches' moves travel to where this render put them
 
   if (focusKey) {
     const again = document.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
@@ -362,6 +329,22 @@ export function renderTable(g) {
     }
   }
   roveTable();
+  const mine = myTurn();
+  if (mine && !S.turnWasMine) turnFocus();
+  S.turnWasMine = mine;
+}
+
+/** Your turn came: the focus goes to your hand (unless you are typing or reading elsewhere:
+ * then it stays), so the turn starts where the keyboard plays from. */
+function turnFocus() {
+  if (!$("overlay").hidden) return;
+  const active = document.activeElement;
+  // Nowhere, or on a control that is gone from the screen ("Start the match", say).
+  const idle = !active || active === document.body || !active.getClientRects().length;
+  const atTable = Boolean(active) && $("table").contains(active) && !$("hand").contains(active);
+  if (!idle && !atTable) return;
+  focusHand();
+  keepTableInView();
 }
 
 /** "A bot is playing for you": shown while this seat is away and the server takes "back". */
@@ -377,5 +360,8 @@ export function wireTable() {
     storage.set(localStorage, HAND_ORDER, handOrder() === "suit" ? "dealt" : "suit");
     render();
   });
-  window.addEventListener("resize", layoutHand);
+  window.addEventListener("resize", () => {
+    fitTable();
+    placeToasts();
+  });
 }

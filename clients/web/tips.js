@@ -1,12 +1,15 @@
 // The strategy tips: a dialog opened by the "Tips" buttons (lobby and table), closed with
 // Escape, its close button or a click outside; focus goes back to the button that opened
-// it. It also holds the sound switch (notify.js). Texts go in with textContent only.
+// it. It also lists the table's keys and holds a sound switch, like the top bar's (notify.js).
+// Texts go in with textContent only.
 
 import { $, el } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { setSound, soundOn } from "./notify.js";
 
 export const TIPS = ["tips.1", "tips.2", "tips.3", "tips.4", "tips.5", "tips.6"];
+/** The keys at the table (input.js and keys.js), as the dialog lists them. */
+export const KEYS = ["keys.tab", "keys.choose", "keys.draw", "keys.hint", "keys.escape"];
 
 let opener = null;
 
@@ -15,7 +18,18 @@ function fill() {
   $("tips-close").textContent = t("tips.close");
   $("tips-sound-label").textContent = t("sound.label");
   $("tips-list").replaceChildren(...TIPS.map((key) => el("li", { text: t(key) })));
+  $("keys-title").textContent = t("keys.title");
+  $("keys-list").replaceChildren(...KEYS.map((key) => el("li", { text: t(key) })));
   $("tips-sound").checked = soundOn();
+}
+
+/** The sound switches (the top bar's, the table's): pressed while the sounds are on. */
+export function renderSound() {
+  for (const button of document.querySelectorAll(".sound-switch")) {
+    button.setAttribute("aria-pressed", String(soundOn()));
+    button.setAttribute("aria-label", t("sound.switch"));
+    button.title = t("sound.label");
+  }
 }
 
 export function openTips(from = document.activeElement) {
@@ -41,8 +55,19 @@ export function wireTips() {
     if (opener && opener.isConnected && !opener.closest("[hidden]")) opener.focus();
     opener = null;
   });
-  $("tips-sound").addEventListener("change", (event) => setSound(event.target.checked));
+  $("tips-sound").addEventListener("change", (event) => {
+    setSound(event.target.checked);
+    renderSound();
+  });
+  for (const button of document.querySelectorAll(".sound-switch")) {
+    button.addEventListener("click", () => {
+      setSound(!soundOn());
+      renderSound();
+    });
+  }
+  renderSound();
   onLangChange(() => {
     if (dialog.open) fill();
+    renderSound();
   });
 }

@@ -5,7 +5,7 @@ import { ensureName, send } from "./connection.js";
 import { botLabel } from "./doc.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
-import { levelOptions, levelWithAbout, optionsSummary } from "./options.js";
+import { levelOptions, optionsSummary } from "./options.js";
 import { DEFAULT_LEVEL, S, render } from "./state.js";
 import { toast } from "./toasts.js";
 
@@ -111,12 +111,9 @@ export function renderWaiting() {
   if (!isHost) S.configOpen = false;
   $("config-open").setAttribute("aria-expanded", String(S.configOpen));
   $("config-form").hidden = !S.configOpen;
-  levelOptions($("start-fill"), S.fill, ["none", t("fill.none")]);
-  for (const option of $("start-fill").options) {
-    if (option.value !== "none") {
-      option.textContent = t("fill.bot", { level: levelWithAbout(option.value) });
-    }
-  }
+  levelOptions($("start-fill"), S.fill, ["none", t("fill.none")], "fill.bot");
+  // "Empty seats" only while a seat is empty: with every seat taken there is nothing to fill.
+  $("fill-field").hidden = !room.seats.some((seat) => seat === null);
   $("lock-box").checked = Boolean(room.locked);
   let noteText = "";
   if (room.locked) noteText = t("wait.locked");
@@ -133,6 +130,7 @@ function fillConfig() {
   $("cfg-target").value = String(options.target);
   $("cfg-draw").value = options.draw === "start" ? "start" : "end";
   $("cfg-kings").checked = Boolean(options.kings_first);
+  $("cfg-pace").value = options.pace === "fast" ? "fast" : "normal";
   $("cfg-public").checked = Boolean(room.public);
   const choices = [...TIMER_CHOICES];
   if (options.turn_timer && !choices.includes(options.turn_timer)) {
@@ -156,6 +154,7 @@ function configOptions() {
     kings_first: $("cfg-kings").checked,
     public: $("cfg-public").checked,
     turn_timer: timer ? Number(timer) : null,
+    pace: $("cfg-pace").value === "fast" ? "fast" : "normal",
     // Not in this form: a casual room stays casual.
     casual: Boolean(S.doc && S.doc.room.options.casual),
   };

@@ -103,6 +103,14 @@ def resize(page: Page, size: Mapping[str, int]) -> None:
     )
 
 
+def choose_language(page: Page, code: str) -> None:
+    """Open the language menu and choose ``code`` (en, es, cs) from it."""
+    page.click("#lang")
+    page.click(f'#lang-menu [data-lang="{code}"]')
+    expect(page.locator("html")).to_have_attribute("lang", code)
+    expect(page.locator("#lang-menu")).to_be_hidden()
+
+
 def hand_cards(page: Page) -> list[str]:
     cards: list[str] = page.locator("#hand .card-btn").evaluate_all(
         "buttons => buttons.map(b => b.dataset.card)"

@@ -9,7 +9,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from .conftest import DESKTOP, PHONE, Pages, Shot
-from .helpers import create_room, stack_the_deck, stacked_deck
+from .helpers import choose_language, create_room, stack_the_deck, stacked_deck
 
 # Two seats, the bot deals, so Ana (seat 0) moves first; nobody can go out in one turn.
 ANA = ["8H", "7S", "6D", "QC", "4H", "3S", "AC"]
@@ -39,12 +39,9 @@ ICON = """() => document.querySelector('link[rel="icon"]').getAttribute("href")"
 
 
 def to_lang(page: Page, code: str) -> None:
-    """Click the language button until the page speaks ``code`` (it cycles en, es, cs)."""
-    for _ in range(3):
-        if page.evaluate("() => document.documentElement.lang") == code:
-            return
-        page.click("#lang")
-    expect(page.locator("html")).to_have_attribute("lang", code)
+    """Choose ``code`` from the language menu (when the page does not speak it already)."""
+    if page.evaluate("() => document.documentElement.lang") != code:
+        choose_language(page, code)
 
 
 def check_tips(page: Page, opener: str, code: str) -> None:
@@ -73,7 +70,7 @@ def start_two_seats(page: Page) -> None:
     expect(page.locator("#table")).to_be_visible()
 
 
-def test_a_czech_browser_gets_czech_and_the_switch_cycles(
+def test_a_czech_browser_gets_czech_and_the_menu_lists_every_language(
     pages: Pages, shots: Shot, artifacts: Path
 ) -> None:
     page = pages.open("czech", locale="cs-CZ")
@@ -82,18 +79,32 @@ def test_a_czech_browser_gets_czech_and_the_switch_cycles(
     expect(page.locator("#create-go")).to_have_text("Vytvořit místnost")
     expect(page.locator(".rules h2")).to_have_text("Jak se hraje")
     expect(page.locator("#tips-lobby")).to_have_text("Tipy")
-    expect(page.locator("#lang")).to_have_text("EN")
+    expect(page.locator("#lang")).to_have_text("CS")
     expect(page).to_have_title("Králové v rohu")
     shots(page, "lobby-czech")
     page.locator(".rules").screenshot(path=str(artifacts / "lobby-czech-rules-tips.png"))
-    # One button goes round the three languages: English, Spanish, Czech.
+    # The language button opens a menu of every language, each named in its own words, the
+    # current one marked; the keyboard walks it and Escape closes it where it was opened.
+    menu = page.locator("#lang-menu")
+    expect(menu).to_be_hidden()
     page.click("#lang")
+    expect(page.locator("#lang")).to_have_attribute("aria-expanded", "true")
+    expect(menu.locator("button")).to_have_text(["English", "Español", "Čeština"])
+    expect(menu.locator('[aria-current="true"]')).to_have_text("Čeština")
+    expect(menu.locator('[aria-current="true"]')).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(menu.locator('[data-lang="en"]')).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    expect(page.locator("#lang")).to_be_focused()
+    expect(page.locator("html")).to_have_attribute("lang", "cs")
+    choose_language(page, "en")
     expect(page.locator(".brand-name")).to_have_text(TITLES["en"])
-    expect(page.locator("#lang")).to_have_text("ES")
-    page.click("#lang")
+    expect(page.locator("#lang")).to_have_text("EN")
+    choose_language(page, "es")
     expect(page.locator(".brand-name")).to_have_text(TITLES["es"])
-    expect(page.locator("#lang")).to_have_text("CS")
-    page.click("#lang")
+    expect(page.locator("#lang")).to_have_text("ES")
+    choose_language(page, "cs")
     expect(page.locator(".brand-name")).to_have_text(TITLES["cs"])
     page.reload()
     expect(page.locator("html")).to_have_attribute("lang", "cs")

@@ -9,7 +9,14 @@ import re
 from playwright.sync_api import WebSocketRoute, expect
 
 from .conftest import Pages
-from .helpers import create_room, join_by_link, rewrite_create, stacked_deck, storage_item
+from .helpers import (
+    choose_language,
+    create_room,
+    join_by_link,
+    rewrite_create,
+    stacked_deck,
+    storage_item,
+)
 
 
 def test_host_options_kick_and_new_host(pages: Pages) -> None:
@@ -100,13 +107,13 @@ def test_turn_countdown_away_and_back_and_store_banner(pages: Pages) -> None:
     ws_routes[-1].send(json.dumps({"type": "status", "store": "down"}))
     expect(banner).to_have_text("Server storage unavailable — moves may be refused.")
     expect(banner).to_have_attribute("role", "alert")
-    ana.click("#lang")
+    choose_language(ana, "es")
     expect(banner).to_have_text(
         "El almacenamiento del servidor no responde — puede que se rechacen jugadas."
     )
-    ana.click("#lang")  # the button cycles English, Spanish, Czech
+    choose_language(ana, "cs")  # the menu lists English, Spanish and Czech
     expect(banner).to_have_text("Úložiště serveru nedostupné — tahy mohou být odmítnuty.")
-    ana.click("#lang")
+    choose_language(ana, "en")
     ws_routes[-1].send(json.dumps({"type": "status", "store": "up"}))
     expect(banner).to_be_hidden()
 

@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from .conftest import Pages, ServerThread, Shot
 from .helpers import (
+    choose_language,
     create_room,
     gold_piles,
     hand_cards,
@@ -225,15 +226,15 @@ def test_keyboard_play_next_hand_and_language_switch(
     )
 
     # Spanish, Czech, then back to English, without losing anything on the table.
-    ana.click("#lang")
+    choose_language(ana, "es")
     expect(ana.locator("#end-turn")).to_have_text("Robar y terminar turno")
     expect(ana.locator('#hand [data-card="8H"]')).to_have_attribute(
         "aria-label", "8 de corazones, se puede jugar"
     )
     expect(ana.locator("#bar-hand")).to_have_text("Mano 1 · objetivo 25")
-    ana.click("#lang")  # the button cycles English, Spanish, Czech
+    choose_language(ana, "cs")  # the menu lists English, Spanish and Czech
     expect(ana.locator("#end-turn")).to_have_text("Dobrat a ukončit tah")
-    ana.click("#lang")
+    choose_language(ana, "en")
     expect(ana.locator("#end-turn")).to_have_text("Draw and end turn")
 
     # A cut connection comes back by itself, to the same seat and hand.
