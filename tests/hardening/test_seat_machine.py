@@ -2,9 +2,11 @@
 
 Hypothesis drives three people (each with up to two connections, sharing the person's
 identity and seat tokens) through create, join, rejoin with a token, sit, leave, ready,
-configure, bots added and removed, kick, start, act, hint, rematch and disconnects, against a
-real server on both stores. After every step, with the room settled (no change under way or
-due: no commit in flight, no bot turn, no disconnect's grace timer, every frame delivered):
+configure, bots added and removed, kick, start, act, hint, rematch, disconnects, renames
+(good and refused names), recovery codes made (each one signs the identity's other devices
+out) and redeemed by another person's connection, against a real server on both stores.
+After every step, with the room settled (no change under way or due: no commit in flight,
+no bot turn, no disconnect's grace timer, every frame delivered):
 
 - every snapshot and patch a connection was sent went to a connection whose proven token
   held the seat at that version, and showed only cards that seat may see;
@@ -73,7 +75,12 @@ KINDS = (
     "next_hand",
     "back",
     "disconnect",
+    "rename",
+    "recovery_code",
+    *["recover"] * 2,
 )
+#: Names a rename asks for: one that is fine, a bot's name and one with a tag in it.
+RENAMES = ("Renamed", "Bot 2", "Ana#4F7K")
 
 
 @dataclass
@@ -131,6 +138,10 @@ class SeatMachine(RuleBasedStateMachine):
         self.code: str | None = None
         self.names = 0
         self.bindings: dict[str, Binding] = {}
+        #: Recovery codes made so far (the newest of an identity is the one that works).
+        self.codes: list[str] = []
+        #: Every step taken, for the failure messages.
+        self.steps: list[tuple[int, int, str, int, bool]] = []
 
     def teardown(self) -> None:
         async def end() -> None:
@@ -256,6 +267,7 @@ class SeatMachine(RuleBasedStateMachine):
                 return events
 
     async def _step(self, person_no: int, which: int, kind: str, seat: int, flag: bool) -> None:
+        self.steps.append((person_no, which, kind, seat, flag))
         if kind == "act" and flag:
             # Half the actions come from a connection that believes it is on turn.
             movers = [
@@ -319,6 +331,12 @@ class SeatMachine(RuleBasedStateMachine):
             message = {"type": "next_hand"}
         elif kind == "back":
             message = {"type": "back"}
+        elif kind == "rename":
+            message = {"type": "rename", "name": RENAMES[seat % len(RENAMES)]}
+        elif kind == "recovery_code":
+            message = {"type": "recovery_code"}
+        elif kind == "recover" and self.codes:
+            message = {"type": "recover", "code": self.codes[seat % len(self.codes)]}
         elif kind == "disconnect":
             await c.close()
             person.conns.remove(c)
@@ -332,6 +350,10 @@ class SeatMachine(RuleBasedStateMachine):
                     person.tokens.add(f["token"])
                 if f["type"] == "joined" and self.code is None:
                     self.code = f["room"]
+                if f["type"] == "recovery_code":
+                    self.codes.append(f["code"])
+                    # The new token: the identity's older ones are signed out.
+                    c.player = person.player = f.get("player") or c.player
                 if kind == "act" and f["type"] == "patch" and f.get("seq") == message.get("seq"):
                     await self._check_act_was_theirs(person, f["to"])
         # What the step set off (bot turns, grace timers) settles in the check that follows.
@@ -381,7 +403,11 @@ class SeatMachine(RuleBasedStateMachine):
                 assert c.version == live.room.version, c.name
                 assert c.doc == live.room.doc(conn.seat), f"{c.name} holds a stale document"
                 binding = self.bindings[c.name]
-                assert conn.seat == binding.seat, f"{c.name}: server and client disagree"
+                assert conn.seat == binding.seat, (
+                    f"{c.name}: server and client disagree",
+                    self.steps[-8:],
+                    [(f["type"], f.get("seat"), f.get("code")) for f in c.frames[-12:]],
+                )
                 if conn.seat is not None:
                     held = live.room.seats[conn.seat]
                     assert binding.token is not None and held is not None
