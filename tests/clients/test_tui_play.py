@@ -93,7 +93,7 @@ async def test_a_whole_hand_played_by_keys_clicks_and_a_pile_move(
         )
         await shows(pilot, "Ana moved pile S onto NE.")
 
-        # A hint from the server, shown in words and chosen for us.
+        # A hint from the server, shown in words (it highlights, it does not choose).
         await pilot.press("h")
         await shows(pilot, "Hint: ")
         # ... and why, in the tip's own words (the reason's cards and piles filled in).

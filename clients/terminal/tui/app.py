@@ -129,6 +129,8 @@ class KingsCornerApp(App[int]):
         if entry.mode == "quick":
             self.lobby.show_note(t(lang, "queued", n=entry.seats))
         start = len(client.frames)
+        # The room starts with an empty log and chat: what came before was another room's.
+        log_from, chat_from = len(client.log), len(client.chat)
         try:
             await self.terminal.enter(entry)
         except ServerError as exc:
@@ -138,7 +140,7 @@ class KingsCornerApp(App[int]):
             self.note(f"! {exc}")
             return
         self.terminal.save_tokens()
-        self.open_room()
+        self.open_room(log_from, chat_from)
         if client.seat is None:
             self.note(t(lang, "watch_note", code=client.room))
         else:
@@ -155,11 +157,14 @@ class KingsCornerApp(App[int]):
         await self.client.send({"type": "cancel_quick_play"})
         self.lobby.show_note("")
 
-    def open_room(self) -> None:
-        """Show the room screen for the room the client is in."""
+    def open_room(self, log_from: int = 0, chat_from: int = 0) -> None:
+        """Show the room screen for the room the client is in (its log and chat from
+        those places in the client's)."""
         if self.game_screen is not None:
             return
-        self.game_screen = GameScreen(self.client, self.look)
+        self.game_screen = GameScreen(
+            self.client, self.look, log_from=log_from, chat_from=chat_from
+        )
         self.push_screen(self.game_screen)
 
     def on_game_screen_leave(self, message: GameScreen.Leave) -> None:

@@ -71,7 +71,11 @@ class GameScreen(Screen[None]):
 
         note: str
 
-    def __init__(self, client: GameClient, look: Look) -> None:
+    def __init__(
+        self, client: GameClient, look: Look, *, log_from: int = 0, chat_from: int = 0
+    ) -> None:
+        """``log_from`` and ``chat_from``: where this room's lines start in the client's
+        log and chat (what came before belongs to the rooms left earlier)."""
         super().__init__()
         self.client = client
         self.look = look
@@ -82,8 +86,10 @@ class GameScreen(Screen[None]):
         self.seat_op: str | None = None
         self.leaving = False
         self._seq = itertools.count(1_000_000)
-        self._log_seen = 0
-        self._chat_seen = 0
+        self._log_seen = log_from
+        self._chat_seen = chat_from
+        #: The piles a hint's move goes to, marked until the next key (a hint never chooses).
+        self.hint_targets: set[str] = set()
         self._told: list[str] = []
 
     # --- layout ---------------------------------------------------------------------------
@@ -179,6 +185,8 @@ class GameScreen(Screen[None]):
             middle.update(waiting_text(doc, me, look, self.online))
         elif playing:
             targets = keys.targets(self.picker, legal)
+            if self.picker == keys.NOTHING:
+                targets = targets | self.hint_targets
             table.show(game, look, targets, self.picker.pile)
         else:
             middle.update(result_text(doc, me, look))
@@ -307,14 +315,19 @@ class GameScreen(Screen[None]):
             self.note = text
             return
         wire = action.wire()
+        # A hint highlights (the cursor on its card, its target pile marked); it never
+        # chooses: the next keys mean what they always mean.
+        self.picker = keys.NOTHING
         if wire["type"] == "play":
-            self.picker = keys.Picker(card=wire["card"])
+            if wire["card"] in self.hand():
+                self.cursor = wire["card"]
+            self.hint_targets = {wire["pile"]}
             self.note = t(lang, "hint_play", card=self.look.card(wire["card"]), pile=wire["pile"])
         elif wire["type"] == "move":
-            self.picker = keys.Picker(pile=wire["from"])
+            self.hint_targets = {wire["to"]}
             self.note = t(lang, "hint_move", **{"from": wire["from"], "to": wire["to"]})
         else:
-            self.picker = keys.NOTHING
+            self.hint_targets = set()
             self.note = t(lang, "hint_end")
         why = describe_reason(frame.get("reason"), lang, self.look.card)
         if why:
@@ -383,6 +396,7 @@ class GameScreen(Screen[None]):
     async def press(self, key: str, char: str | None) -> bool:
         """One key pressed on the table; True when it meant something here."""
         self.note = ""
+        self.hint_targets = set()
         done = await self._press(key, char)
         self.refresh_view()
         return done

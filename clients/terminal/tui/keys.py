@@ -2,7 +2,10 @@
 
 A card is chosen by its short code typed (``7`` then ``c`` for 7♣; ``10`` or ``t`` for a
 ten), by the hand's cursor or by a click; a pile to move by ``m`` then its key. The target
-pile is then chosen by its key. Pile keys never change: they are the digits laid out as the
+pile is then chosen by its key. Only these choose: a hint moves the cursor and marks a pile,
+it never chooses, so the keys after it read as they always do. With nothing chosen a digit
+starts a card code (``2`` then ``s`` is 2♠); with a card or pile chosen a digit is a pile key
+(the status line says which is coming). Pile keys never change: they are the digits laid out as the
 table is, as on a numeric keypad (``8`` is ``N`` at the top, ``2`` is ``S`` at the bottom,
 ``7`` the top-left corner ``NW``)::
 
