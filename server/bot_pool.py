@@ -19,6 +19,14 @@ The rest of a turn a bot planned is played from its memory right here, without a
 
 Jobs wait here, not in the executor: at most :data:`PER_WORKER` per worker are handed to
 it at once, and a person's hint goes ahead of every waiting bot decision.
+
+A turn a person waits for (an *urgent* decision: a person plays the room and watches it)
+and every hint go to a second, small pool (:data:`URGENT_WORKERS` processes) at the
+server's own priority: on a host with other busy processes an idle-class worker may wait
+seconds for a CPU, and the person with it. Each of those decisions is still bounded by the
+bot's think budget, and the pool is small, so it cannot take the event loop's CPU for long;
+bot-only rooms, rooms nobody watches and settling matches stay in the idle workers. Both
+pools start at the first decision.
 """
 
 from __future__ import annotations
@@ -56,6 +64,11 @@ PER_WORKER = 2
 THREADS = 2
 #: Priorities: lower goes first.
 HINT, BOT = 0, 1
+#: Worker processes at the server's own priority for the decisions a person waits for
+#: (0: those go to the idle workers too, as before this pool). One was not enough for ten
+#: rooms of people against expert bots: their decisions queued behind each other, and a
+#: person's longest wait was several times the quiet machine's (docs/performance.md).
+URGENT_WORKERS = 2
 
 
 @dataclass(slots=True)
@@ -70,19 +83,21 @@ class BotSeat:
     budget_ms: float | None = DEFAULT_BUDGET_MS
 
 
-def _worker_started(nice: int) -> None:
+def _worker_started(nice: int, idle: bool = True) -> None:
     """Initializer of each worker process: lower its priority; Ctrl-C is the server's.
 
-    On Linux the worker also joins the ``SCHED_IDLE`` class: any ordinary process that wakes
-    up (the server's event loop with a frame to answer) takes the CPU from it at once, where
-    a niced process may keep it for a slice. Measured beside people's rooms, it halved the
-    time the event loop waited for a CPU (docs/performance.md).
+    On Linux an ``idle`` worker also joins the ``SCHED_IDLE`` class: any ordinary process
+    that wakes up (the server's event loop with a frame to answer) takes the CPU from it at
+    once, where a niced process may keep it for a slice. Measured beside people's rooms, it
+    halved the time the event loop waited for a CPU (docs/performance.md). The workers for
+    the turns a person waits for keep the server's priority (``nice`` 0, not ``idle``).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
-    with contextlib.suppress(OSError):
-        os.nice(nice)
-    if hasattr(os, "SCHED_IDLE"):
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
+    if idle and hasattr(os, "SCHED_IDLE"):
         with contextlib.suppress(OSError):
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
@@ -154,80 +169,155 @@ class _Gate:
         self.busy -= 1
 
 
-class BotPool:
-    """Where bots think: ``workers`` processes (0: threads of this process).
+class _Workers:
+    """One pool of ``count`` worker processes at niceness increment ``nice`` (idle: also
+    ``SCHED_IDLE``), or :data:`THREADS` threads of this process when ``count`` is 0."""
 
-    Nothing starts until the first decision; :meth:`shutdown` stops the workers.
-    """
-
-    def __init__(self, workers: int) -> None:
-        self.workers = max(0, workers)
-        self._executor: Executor | None = None
+    def __init__(self, count: int, nice: int, idle: bool) -> None:
+        self.count = max(0, count)
+        self.nice = nice
+        self.idle = idle
+        self.executor: Executor | None = None
         self._booting: asyncio.Future[Executor] | None = None
-        self._gate = _Gate(PER_WORKER * self.workers if self.workers else THREADS)
-        self._closed = False
+        self.gate = _Gate(PER_WORKER * self.count if self.count else THREADS)
+        self.closed = False
 
-    @property
-    def started(self) -> bool:
-        """True once the workers (or threads) were started."""
-        return self._executor is not None
-
-    @property
-    def waiting(self) -> int:
-        """Jobs waiting for a worker (not yet handed to the executor)."""
-        return self._gate.waiting
-
-    async def _ready(self) -> Executor:
+    async def ready(self) -> Executor:
         """The executor, its workers started (the first caller starts them, others wait)."""
         if self._booting is None:
             self._booting = asyncio.ensure_future(self._boot())
         return await asyncio.shield(self._booting)
 
     async def _boot(self) -> Executor:
-        if not self.workers:
-            self._executor = ThreadPoolExecutor(THREADS, thread_name_prefix="bot")
-            return self._executor
+        if self.closed:
+            raise asyncio.CancelledError()  # shut down before a start ahead of time ran
+        if not self.count:
+            self.executor = ThreadPoolExecutor(THREADS, thread_name_prefix="bot")
+            return self.executor
         # The fork server inherits the environment: it watches this process by its pid.
         os.environ[bot_boot.PARENT] = str(os.getpid())
-        executor = self._executor = ProcessPoolExecutor(
-            self.workers, mp_context=_context(), initializer=_worker_started, initargs=(NICE,)
+        executor = self.executor = ProcessPoolExecutor(
+            self.count,
+            mp_context=_context(),
+            initializer=_worker_started,
+            initargs=(self.nice, self.idle),
         )
         try:
             # Starting a process blocks its caller (the first one also starts the fork
             # server): done in a thread, it never holds up the event loop.
-            await asyncio.to_thread(_start_workers, executor, self.workers)
+            await asyncio.to_thread(_start_workers, executor, self.count)
         except BaseException:
-            if self._executor is executor:
-                self._discard()  # the next decision tries again
+            if self.executor is executor:
+                self.discard()  # the next decision tries again
             raise
         return executor
 
-    async def choose(self, bot: BotSeat, view: Mapping[str, Any]) -> Action:
+    @property
+    def asked(self) -> bool:
+        """True once started or starting."""
+        return self._booting is not None
+
+    @property
+    def broken(self) -> bool:
+        """True once one of its worker processes died (the executor noticed it)."""
+        return bool(getattr(self.executor, "_broken", False))
+
+    def discard(self) -> None:
+        executor, self.executor, self._booting = self.executor, None, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self, wait: bool, cancel_futures: bool) -> None:
+        self.closed = True
+        if self.executor is not None:
+            self.executor.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+class BotPool:
+    """Where bots think: ``workers`` idle-priority processes (0: threads of this process),
+    and ``urgent_workers`` processes at the server's priority for the decisions a person
+    waits for (none without idle workers: then everything goes to the threads).
+
+    Nothing starts until the first decision; :meth:`shutdown` stops the workers.
+    """
+
+    def __init__(self, workers: int, urgent_workers: int = URGENT_WORKERS) -> None:
+        self.workers = max(0, workers)
+        self._idle = _Workers(self.workers, NICE, idle=True)
+        self._urgent = (
+            _Workers(urgent_workers, 0, idle=False) if self.workers and urgent_workers > 0 else None
+        )
+        self._closed = False
+
+    @property
+    def _executor(self) -> Executor | None:
+        """The idle workers' executor (None until started)."""
+        return self._idle.executor
+
+    @property
+    def started(self) -> bool:
+        """True once the workers (or threads) were started."""
+        return self._idle.executor is not None
+
+    @property
+    def waiting(self) -> int:
+        """Jobs waiting for a worker (not yet handed to an executor)."""
+        return self._idle.gate.waiting + (self._urgent.gate.waiting if self._urgent else 0)
+
+    async def choose(self, bot: BotSeat, view: Mapping[str, Any], urgent: bool = False) -> Action:
         """``bot``'s action for ``view``; its memory is updated for the next decision.
 
-        The rest of a turn the bot planned is played from its memory here (microseconds);
-        only thinking goes to a worker.
+        ``urgent``: a person waits for it, so it goes to the workers at normal priority
+        (same answer: any worker gives the same one). The rest of a turn the bot planned is
+        played from its memory here (microseconds); only thinking goes to a worker.
         """
         answer = follow_plan(bot.memory, view)
         if answer is None:
             answer = await self._run(
-                BOT, decide, bot.level, bot.seed, bot.memory, view, budget_ms=bot.budget_ms
+                self._urgent if urgent and self._urgent else self._idle,
+                BOT,
+                decide,
+                bot.level,
+                bot.seed,
+                bot.memory,
+                view,
+                budget_ms=bot.budget_ms,
             )
         action, bot.memory = answer
         return action
 
     async def hint(self, view: Mapping[str, Any]) -> Action:
-        """The expert's suggestion for the seat of ``view``, ahead of waiting bot decisions."""
-        return await self._run(HINT, hint, view)
+        """The expert's suggestion for the seat of ``view`` (a person waits for it), ahead of
+        waiting bot decisions."""
+        return await self._run(self._urgent or self._idle, HINT, hint, view)
 
-    async def _run(self, priority: int, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def _ready(self, pool: _Workers) -> Executor:
+        """``pool``'s executor; both pools start at the first decision. A pool whose worker
+        died is started afresh at the next decision, whichever pool it asks."""
+        pools = [p for p in (self._idle, self._urgent) if p is not None]
+        for other in pools:
+            if other.broken:
+                log.error("a bot worker process died; starting new ones")
+                other.discard()
+        for other in pools:
+            if other is not pool and not other.asked:
+                self._start_soon(other)
+        return await pool.ready()
+
+    def _start_soon(self, pool: _Workers) -> None:
+        task = asyncio.ensure_future(pool.ready())
+        task.add_done_callback(_ignore_failure)
+
+    async def _run(
+        self, pool: _Workers, priority: int, fn: Callable[..., T], *args: Any, **kwargs: Any
+    ) -> T:
         if self._closed:
             raise asyncio.CancelledError()  # shutting down: the caller stops
-        await self._gate.acquire(priority)
+        await pool.gate.acquire(priority)
         try:
             for attempt in range(2):
                 try:
-                    executor = await self._ready()
+                    executor = await self._ready(pool)
                     if self._closed:
                         raise asyncio.CancelledError()
                     return await asyncio.wrap_future(executor.submit(fn, *args, **kwargs))
@@ -236,17 +326,13 @@ class BotPool:
                         raise asyncio.CancelledError() from None
                     # A worker died (killed, out of memory): start new ones, once.
                     log.error("a bot worker process died; starting new ones")
-                    self._discard()
+                    if pool.executor is executor:
+                        pool.discard()
                     if attempt:
                         raise
             raise AssertionError("unreachable")  # pragma: no cover
         finally:
-            self._gate.release()
-
-    def _discard(self) -> None:
-        executor, self._executor, self._booting = self._executor, None, None
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
+            pool.gate.release()
 
     def shutdown(self, wait: bool = False, cancel_futures: bool = True) -> None:
         """Stop the workers: decisions not started are cancelled, and nothing new starts.
@@ -254,8 +340,15 @@ class BotPool:
         The same signature as :meth:`concurrent.futures.Executor.shutdown`.
         """
         self._closed = True
-        if self._executor is not None:
-            self._executor.shutdown(wait=wait, cancel_futures=cancel_futures)
+        for pool in (self._idle, self._urgent):
+            if pool is not None:
+                pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
-__all__ = ["BOT", "HINT", "NICE", "BotPool", "BotSeat"]
+def _ignore_failure(task: asyncio.Future[Any]) -> None:
+    """A pool started ahead of its first job failed: its first job tries again (and says)."""
+    if not task.cancelled():
+        task.exception()
+
+
+__all__ = ["BOT", "HINT", "NICE", "URGENT_WORKERS", "BotPool", "BotSeat"]

@@ -1,6 +1,7 @@
 """Bots for the rooms of one process: making them, and asking them to move or hint.
 
-Every decision runs in the bot workers (:mod:`server.bot_pool`), never on the event loop.
+Every decision runs in the bot workers (:mod:`server.bot_pool`), never on the event loop: a
+turn a person waits for in the small pool at the server's priority, the rest at idle priority.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from protocol.engine import Action
 
-from .bot_pool import BotPool, BotSeat
+from .bot_pool import URGENT_WORKERS, BotPool, BotSeat
 from .metrics import Metrics
 from .tasks import Tasks
 
@@ -19,8 +20,10 @@ from .tasks import Tasks
 class BotRunner:
     """The bot levels this server offers and the workers that think for them."""
 
-    def __init__(self, workers: int, metrics: Metrics, tasks: Tasks) -> None:
-        self.pool = BotPool(workers)
+    def __init__(
+        self, workers: int, metrics: Metrics, tasks: Tasks, urgent_workers: int = URGENT_WORKERS
+    ) -> None:
+        self.pool = BotPool(workers, urgent_workers)
         self._metrics = metrics
         self._tasks = tasks
 
@@ -38,13 +41,14 @@ class BotRunner:
         """
         return BotSeat(level, seed) if timed else BotSeat(level, seed, budget_ms=None)
 
-    async def choose(self, bot: BotSeat, view: dict[str, Any]) -> Action:
+    async def choose(self, bot: BotSeat, view: dict[str, Any], urgent: bool = False) -> Action:
         """``bot``'s action for ``view``, timed from the request to the answer (waiting for
-        a worker included)."""
+        a worker included). ``urgent``: a person waits for it (they play the room and watch
+        it), so it is thought at the server's priority rather than the idle workers'."""
         if self._tasks.closing:
             raise asyncio.CancelledError()  # the bot workers are gone; the driver stops
         start = time.perf_counter()
-        action = await self.pool.choose(bot, view)
+        action = await self.pool.choose(bot, view, urgent)
         self._metrics.bot_decision.labels(bot.level).observe(time.perf_counter() - start)
         return action
 

@@ -566,9 +566,13 @@ class LiveRoom:
                 return  # paused, as above
             if not await store.lead(self.code, settings.process_id, settings.lease):
                 return
+            # A person plays this room and watches it: they wait for this turn, so it is
+            # thought at the server's priority; bot-only rooms and settling ones stay idle.
+            urgent = self.room.someone_plays() and await self.watched()
             match = self.room.match
             assert match is not None
-            action = await self.context.bots.choose(self._bot_for(seat), seat_view(match, seat))
+            bot, view = self._bot_for(seat), seat_view(match, seat)
+            action = await self.context.bots.choose(bot, view, urgent=urgent)
             await self._try(_act_decider(seat, action))
 
     async def watched(self) -> bool:

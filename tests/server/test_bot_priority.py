@@ -1,0 +1,133 @@
+"""A bot turn a person waits for is thought at the server's priority; the rest stays idle.
+
+Real worker processes throughout: the pool's own seam (:class:`server.bot_pool.BotPool`)
+with a job that reports, from inside the worker, its scheduling class and niceness, and a
+real server whose driver says which turns are urgent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import pytest
+
+from clients.net import GameClient
+from protocol.bots import Memory
+from protocol.engine import Action, new_match, seat_view
+from server import bot_pool
+from server.app import GameServer
+from server.bot_pool import NICE, BotPool, BotSeat
+
+from .conftest import ClientFactory
+from .test_unattended import leave, until_a_bot_acted
+
+
+def where(
+    level: str, seed: str, memory: Memory | None, view: Mapping[str, Any], **_: Any
+) -> tuple[Any, Memory | None]:
+    """Stands in for a decision: the worker's scheduling class and niceness."""
+    return (
+        os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else None,
+        os.nice(0),
+    ), memory
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[BotPool]:
+    p = BotPool(1)
+    try:
+        yield p
+    finally:
+        p.shutdown()
+
+
+def _is_idle(policy: int | None, niceness: int) -> bool:
+    if hasattr(os, "SCHED_IDLE") and policy != os.SCHED_IDLE:
+        return False
+    return niceness >= os.nice(0) + NICE or niceness == 19
+
+
+async def test_an_urgent_turn_goes_to_the_normal_priority_workers(
+    pool: BotPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bot_pool, "decide", where)
+    seat = BotSeat("expert", "s")
+    policy, niceness = await pool.choose(seat, {}, urgent=True)  # type: ignore[misc]
+    assert niceness == os.nice(0)  # the server's own priority, never above it
+    if hasattr(os, "SCHED_OTHER"):
+        assert policy == os.SCHED_OTHER
+    # Unwatched, bot-only and settling turns: the idle workers, as before.
+    assert _is_idle(*await pool.choose(seat, {}, urgent=False))  # type: ignore[misc]
+    assert _is_idle(*await pool.choose(seat, {}))  # type: ignore[misc]
+    assert pool.started and pool._executor is not None
+
+
+async def test_no_urgent_workers_keeps_everything_idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bot_pool, "decide", where)
+    p = BotPool(1, urgent_workers=0)
+    try:
+        where_it_ran = await p.choose(BotSeat("expert", "s"), {}, urgent=True)
+        assert _is_idle(*where_it_ran)  # type: ignore[misc]
+    finally:
+        p.shutdown()
+
+
+async def _play(pool: BotPool, urgent: bool, steps: int) -> list[str]:
+    """A match of four ``medium`` bots without a clock, every decision ``urgent`` or not."""
+    match = new_match(seed="priority")
+    bots = [BotSeat("medium", f"seed-{seat}", budget_ms=None) for seat in range(4)]
+    moves: list[str] = []
+    while len(moves) < steps and match.phase == "playing":
+        seat = match.position.turn
+        action: Action = await pool.choose(bots[seat], seat_view(match, seat), urgent=urgent)
+        moves.append(action.text())
+        match = match.apply(action, seat)
+    return moves
+
+
+async def test_the_answers_are_the_same_in_either_pool(pool: BotPool) -> None:
+    idle = await _play(pool, urgent=False, steps=40)
+    urgent = await _play(pool, urgent=True, steps=40)
+    assert len(idle) >= 20 and idle == urgent
+
+
+# --- the driver: which turns a person waits for ---------------------------------------------
+
+
+async def test_the_driver_asks_urgently_only_while_a_person_plays_and_watches(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[bool] = []
+    choose = server.bots.pool.choose
+
+    async def recording(bot: BotSeat, view: Mapping[str, Any], urgent: bool = False) -> Action:
+        asked.append(urgent)
+        return await choose(bot, view, urgent)
+
+    monkeypatch.setattr(server.bots.pool, "choose", recording)
+    ana = await client("Ana")
+    await ana.create(seats=2, target=500, bots=[None, "heuristic"])
+    await ana.start()
+    await until_a_bot_acted(server, ana)
+    assert asked and all(asked)  # Ana plays and watches: every turn is urgent
+    # Ana gone: her match settles; a room of bots only, watched by a spectator: idle.
+    await leave(ana)
+    asked.clear()
+    bea = await client("Bea")
+    code = await bea.create(seats=2, target=500, bots=[None, "heuristic"])
+    await bea.start()
+    await leave(bea)  # a bot takes Bea's seat; nobody is left: the match settles at once
+    watcher = GameClient(bea.url, "Cy")
+    await watcher.connect()
+    try:
+        await watcher.join(code, spectate=True)
+        for _ in range(100):
+            if len([a for a in asked if not a]) >= 3:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await watcher.close()
+    assert asked and not any(asked[-3:])
