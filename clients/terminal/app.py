@@ -79,6 +79,8 @@ class Entry:
     draw: Literal["end", "start"] = "end"
     kings_first: bool = False
     public: bool = False
+    #: A casual room: its matches change no rating.
+    casual: bool = False
     #: The bots' pace: "fast" waits a quarter of the server's delays.
     pace: Literal["normal", "fast"] = "normal"
     #: Stacked decks (one per hand, index 0 the top) and the first dealer, for a deal
@@ -166,6 +168,7 @@ class TerminalClient:
                 kings_first=entry.kings_first,
                 public=entry.public,
                 pace=entry.pace,
+                **({"casual": True} if entry.casual else {}),
                 bots=bots,
                 **stacked,
             )
@@ -522,6 +525,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kings-first", action="store_true", help="with --create")
     p.add_argument("--public", action="store_true", help="with --create: list the room")
     p.add_argument(
+        "--casual", action="store_true", help="with --create: a casual room (no rating changes)"
+    )
+    p.add_argument(
         "--fill", choices=LEVELS, default=DEFAULT_FILL, help="bot level 'start' fills seats with"
     )
     p.add_argument(
@@ -604,6 +610,7 @@ def entry_from(args: argparse.Namespace) -> Entry:
         draw=args.draw,
         kings_first=args.kings_first,
         public=args.public,
+        casual=args.casual,
     )
 
 

@@ -9,7 +9,7 @@ own hand and nobody else's, a spectator's has no hand at all.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from clients.words import (
     unrated_reason,
 )
 from protocol.engine import CORNERS, SIDES
+from protocol.engine.cards import RANKS
 
 Doc = Mapping[str, Any]
 
@@ -62,6 +63,20 @@ def card(code: str, style: Style = PLAIN) -> str:
 
 def cards(codes: Sequence[str], style: Style = PLAIN) -> str:
     return " ".join(card(c, style) for c in codes)
+
+
+#: Hands are shown by suit, the colours alternating: ♠ ♥ ♣ ♦.
+SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3}
+
+
+def sort_key(code: str) -> tuple[int, int]:
+    """Hands are shown by suit (alternating colours), highest rank first within a suit."""
+    return SUIT_ORDER.get(code[-1], 9), -RANKS.index(code[:-1]) if code[:-1] in RANKS else 0
+
+
+def sorted_hand(hand: Iterable[str]) -> list[str]:
+    """A hand as every screen shows it (the table, plain mode, results, replays)."""
+    return sorted(hand, key=sort_key)
 
 
 def action_label(text: str, style: Style = PLAIN) -> str:
@@ -191,7 +206,7 @@ def render_result(
         else:
             lines.append(f"Hand {game['hand_no']} over: blocked, nobody can or will move.")
         for i, (penalty, left) in enumerate(zip(result["penalties"], result["left"], strict=True)):
-            shown = cards(left, style) if left else "no cards"
+            shown = cards(sorted_hand(left), style) if left else "no cards"
             lines.append(f"  {seat_name(doc, i)}: {penalty} penalty ({shown})")
     if game["phase"] == "finished" and game.get("winners") is not None:
         winners = " and ".join(seat_name(doc, i) for i in game["winners"])
@@ -367,7 +382,9 @@ def render(
         parts.append(render_table(game, style))
         if "hand" in game:
             hand = game["hand"]
-            parts.append(f"Your hand ({len(hand)}): {cards(hand, style) if hand else '(empty)'}")
+            parts.append(
+                f"Your hand ({len(hand)}): {cards(sorted_hand(hand), style) if hand else '(empty)'}"
+            )
         parts.append(render_scores(doc))
         if game.get("result") is not None or game["phase"] == "finished":
             parts.append(render_result(doc, style, me=me))

@@ -44,7 +44,16 @@ from protocol.engine import (
 )
 from protocol.errors import KingsCornerError
 
-from .render import PLAIN, Style, card, cards, render_result, render_scores, render_table
+from .render import (
+    PLAIN,
+    Style,
+    card,
+    cards,
+    render_result,
+    render_scores,
+    render_table,
+    sorted_hand,
+)
 
 #: Reads the next typed line; None at the end of input.
 ReadLine = Callable[[], str | None]
@@ -367,7 +376,7 @@ def render_hands(replay: Replay, match: Match, style: Style = PLAIN) -> str:
         kind = ""
         if isinstance(entry, Mapping):
             kind = "bot " + str(entry.get("level") or "") if entry.get("kind") == "bot" else "human"
-        shown = cards(hand, style) if hand else "(no cards)"
+        shown = cards(sorted_hand(hand), style) if hand else "(no cards)"
         count = f"{len(hand)} card{'' if len(hand) == 1 else 's'}"
         lines.append(
             f" {mark} {i + 1}. {label:<24} {kind.strip():<12} total {match.totals[i]:>3}"

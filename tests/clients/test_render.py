@@ -16,6 +16,7 @@ from clients.terminal.render import (
     render_actions,
     render_pile,
     render_scores,
+    sorted_hand,
 )
 from protocol.engine import legal_actions
 from protocol.messages import RoomOptions
@@ -141,7 +142,8 @@ def test_player_view_shows_everything_public_and_only_its_own_hand() -> None:
     text = render(doc, me, log=[{"ev": "started", "dealer": 0, "rematch": False}])
     # The hand, every pile and the stock.
     hand = game["hand"]
-    assert f"Your hand ({len(hand)}): " + " ".join(card(c) for c in hand) in text
+    shown = " ".join(card(c) for c in sorted_hand(hand))  # by suit, highest first
+    assert f"Your hand ({len(hand)}): " + shown in text
     for name, pile in game["piles"].items():
         assert render_pile(name, pile) in text
     assert f"Stock: {game['stock']} cards" in text

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import clients.terminal.replay as replay_module
-from clients.terminal.render import Style
+from clients.terminal.render import Style, sorted_hand
 from clients.terminal.replay import (
     Go,
     ReplayError,
@@ -155,7 +155,7 @@ def test_each_step_shows_every_hand_the_table_and_the_scores(match: Match) -> No
     position = replay.steps[5].match.position
     assert screen.startswith(f"Replay of match ABCDEF-1 · step 5 of {replay.last} · hand 1 of")
     for seat, hand in enumerate(position.hands):
-        assert " ".join(hand) in screen.splitlines()[3 + seat]
+        assert " ".join(sorted_hand(hand)) in screen.splitlines()[3 + seat]  # by suit
     assert "Table (base … top):" in screen and "Scores (target 30):" in screen
     assert "Keys: Enter/n next" in screen
 

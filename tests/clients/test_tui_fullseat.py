@@ -10,12 +10,14 @@ from textual.widgets import RichLog
 
 from clients.net import GameClient
 from clients.terminal.app import Entry
+from clients.terminal.render import card, render, render_result, sort_key
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui import keys
 from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.look import Look
 from server.app import GameServer
+from tests.clients.test_render import make_room, play_to_hand_over, started
 from tests.clients.tui_driver import RUN, one_turn_deck, save, server, shows, until
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
@@ -111,5 +113,76 @@ async def test_a_new_room_starts_clean_and_a_hint_only_highlights(
         assert "old words" not in log_lines(app, "#chat")
         screen_now = app.screen
         assert isinstance(screen_now, GameScreen)
+        await pilot.press("ctrl+q")
+    await client.close()
+
+
+def test_hands_are_sorted_in_plain_mode_and_results() -> None:
+    room = started(make_room())
+    doc = room.doc(0)
+    hand = doc["game"]["hand"]
+    line = next(x for x in render(doc, 0).splitlines() if x.startswith("Your hand"))
+    shown = line.split(": ", 1)[1].split()
+    ordered = sorted(hand, key=sort_key)
+    assert len(shown) == len(ordered)
+    assert shown == [card(c) for c in ordered]
+    play_to_hand_over(room)
+    doc = room.doc(0)
+    for seat_line, left in zip(
+        [x for x in render_result(doc).splitlines() if "penalty (" in x and "no cards" not in x],
+        [x for x in doc["game"]["result"]["left"] if x],
+        strict=True,
+    ):
+        inside = seat_line.split("(", 1)[1].rstrip(")").split()
+        assert inside == [card(c) for c in sorted(left, key=sort_key)]
+
+
+class _FakeClient:
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.game = doc["game"]
+        self.seat = 0
+
+
+def test_the_footer_offers_only_what_the_phase_allows() -> None:
+    def footer(phase: str, daily: bool) -> str:
+        doc = {"room": {"daily": {"ranked": True} if daily else None}, "game": {"phase": phase}}
+        screen = GameScreen(_FakeClient(doc), Look())  # type: ignore[arg-type]
+        return screen.keys_text()
+
+    assert "n next hand" in footer("hand_over", False)
+    assert "r rematch" not in footer("hand_over", False)
+    assert "r rematch" in footer("finished", False)
+    assert "n next hand" not in footer("finished", False)
+    done = footer("finished", True)  # the daily deal is played once
+    assert "r rematch" not in done and "n next hand" not in done and "l leave" in done
+
+
+async def test_the_new_room_form_starts_on_its_first_field_and_makes_a_casual_room(
+    server: GameServer, url: str, tmp_path: Path
+) -> None:
+    tokens = TokenFile(tmp_path / "tokens.json")
+    client = GameClient(url, "Ana", reconnect=True)
+    app = KingsCornerApp(client, Look(), tokens=tokens)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await shows(pilot, "n  new room")
+        await pilot.press("n")
+        screen = await shows(pilot, "New room")
+        assert "Casual" in screen
+        focused = app.screen.focused
+        assert focused is not None and focused.id == "seats"
+        await pilot.click("#casual")
+        await pilot.click("#create")
+        screen = await shows(pilot, "Waiting room · room code")
+        assert client.doc is not None and client.doc["room"]["options"]["casual"] is True
+        assert "casual (unrated)" in screen
+        # The host changes an option: the room stays casual.
+        await pilot.press("f")
+        await until(
+            pilot,
+            lambda: client.doc is not None and client.doc["room"]["options"]["kings_first"],
+            what="kings first",
+        )
+        assert client.doc["room"]["options"]["casual"] is True
         await pilot.press("ctrl+q")
     await client.close()

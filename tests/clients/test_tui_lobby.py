@@ -54,7 +54,9 @@ async def test_a_new_room_from_the_form_then_quick_play_and_the_daily_deal(
         screen = await shows(pilot, "New room")
         assert "Seat 4" in screen and "bot hard" in screen
         save(app, "create-80x24")
-        await pilot.press("enter")  # the defaults: four seats, three hard bots
+        focused = app.screen.focused
+        assert focused is not None and focused.id == "seats"  # Enter opens it: no room yet
+        await pilot.click("#create")  # the defaults: four seats, three hard bots
         screen = await shows(pilot, "Waiting room · room code")
         code = app.client.room
         assert code is not None and isinstance(app.screen, GameScreen)

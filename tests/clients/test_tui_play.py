@@ -111,7 +111,11 @@ async def test_a_whole_hand_played_by_keys_clicks_and_a_pile_move(
         for keys in (("4", "s"), ("3", "h"), ("2", "s"), ("a", "h")):
             before = len(hand_of(app))
             await pilot.press("escape", *keys, "8")
-            await until(pilot, lambda b=before: len(hand_of(app)) == b - 1, what=f"{keys}")
+
+            def played(b: int = before) -> bool:
+                return len(hand_of(app)) == b - 1
+
+            await until(pilot, played, what=f"{keys}")
         screen = await shows(pilot, "Match over: Ana won.")
         assert "Hand 1 over: Ana went out." in screen
         assert "Bot 2: 34 penalty" in screen

@@ -256,7 +256,12 @@ class GameScreen(Screen[None]):
             return t(lang, "keys_host" if host else "keys_wait")
         if game["phase"] == "playing":
             return t(lang, "keys_play")
-        return t(lang, "keys_result")
+        if game["phase"] == "hand_over":
+            return t(lang, "keys_hand_over")
+        doc = self.client.doc
+        if doc is not None and doc["room"].get("daily"):
+            return t(lang, "keys_daily_done")  # the daily deal is played once: no rematch
+        return t(lang, "keys_finished")
 
     def tell(self, text: str) -> None:
         """Say ``text`` in the status line (until the next key) and in the log."""
@@ -516,6 +521,7 @@ class GameScreen(Screen[None]):
         room = doc["room"]
         bots = [s["level"] if s is not None and s["kind"] == "bot" else None for s in room["seats"]]
         sent = {k: options[k] for k in ("seats", "target", "draw", "kings_first", "turn_timer")}
+        sent["casual"] = bool(options.get("casual"))  # a casual room stays casual
         sent["public"] = room.get("public", False) if public is None else public
         sent["bots"] = bots
         await self.send({"type": "configure", "options": sent})

@@ -163,7 +163,7 @@ class PromptScreen(ModalScreen[str | None]):
 
 class CreateScreen(ModalScreen[Entry | None]):
     """The new room's options: seats, a bot (or a person) for each other seat, the
-    target, when to draw, the bots' pace, kings first, public."""
+    target, when to draw, the bots' pace, kings first, public, casual (unrated)."""
 
     CSS = """
     CreateScreen { align: center middle; }
@@ -227,6 +227,7 @@ class CreateScreen(ModalScreen[Entry | None]):
             with Horizontal():
                 yield Checkbox(t(lang, "opt_kings"), id="kings", compact=True)
                 yield Checkbox(t(lang, "opt_public"), id="public", compact=True)
+                yield Checkbox(t(lang, "opt_casual"), id="casual", compact=True)
             with Horizontal(id="buttons"):
                 yield Button(t(lang, "go_create"), id="create", variant="primary", compact=True)
                 yield Button(t(lang, "cancel"), id="cancel", compact=True)
@@ -234,7 +235,8 @@ class CreateScreen(ModalScreen[Entry | None]):
 
     def on_mount(self) -> None:
         self.query_one("#form").border_title = t(self.look.lang, "create_title")
-        self.query_one("#create", Button).focus()
+        # The first field has the focus: Enter opens it, it does not make a default room.
+        self.query_one("#seats", Select).focus()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "seats":
@@ -263,6 +265,7 @@ class CreateScreen(ModalScreen[Entry | None]):
             pace="fast" if self.query_one("#pace", Select).value == "fast" else "normal",
             kings_first=self.query_one("#kings", Checkbox).value,
             public=self.query_one("#public", Checkbox).value,
+            casual=self.query_one("#casual", Checkbox).value,
         )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

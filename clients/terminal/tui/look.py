@@ -14,12 +14,11 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from protocol.engine.cards import RANKS
+from ..render import sort_key, sorted_hand
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 RED = frozenset({"H", "D"})
 #: Suits alternate colours in a sorted hand: ♠ ♥ ♣ ♦.
-SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3}
 #: What the marks of the interface become without symbols.
 _ASCII = {
     "←→⏎": "Left/Right/Enter",
@@ -109,15 +108,6 @@ def look_for(
         color=not no_color and "NO_COLOR" not in env,
         lang=lang,
     )
-
-
-def sort_key(code: str) -> tuple[int, int]:
-    """Hands are shown by suit (alternating colours), highest rank first within a suit."""
-    return SUIT_ORDER.get(code[-1], 9), -RANKS.index(code[:-1]) if code[:-1] in RANKS else 0
-
-
-def sorted_hand(hand: Iterable[str]) -> list[str]:
-    return sorted(hand, key=sort_key)
 
 
 __all__ = ["Look", "can_show_symbols", "look_for", "sort_key", "sorted_hand"]

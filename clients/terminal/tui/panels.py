@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.render import rating_lines, seat_name
+from clients.terminal.render import rating_lines, seat_name, sorted_hand
 from clients.words import describe_event
 
 from .board import seat_tags
@@ -26,6 +26,8 @@ def options_line(doc: Doc, lang: str) -> str:
     parts = [t(lang, "target", n=opts["target"]), t(lang, f"draw_{opts['draw']}")]
     if opts.get("kings_first"):
         parts.append(t(lang, "kings_first"))
+    if opts.get("casual"):
+        parts.append(t(lang, "casual"))
     if opts.get("turn_timer"):
         parts.append(t(lang, "timer", s=f"{opts['turn_timer']:g}"))
     if opts.get("pace") == "fast":
@@ -103,7 +105,7 @@ def result_text(doc: Doc, me: int | None, look: Look) -> Text:
         for i, (penalty, left) in enumerate(zip(result["penalties"], result["left"], strict=True)):
             out.append(" " + t(lang, "result_row", name=seat_name(doc, i)[:14], p=penalty) + "  ")
             if left:
-                out.append_text(look.cards(left))
+                out.append_text(look.cards(sorted_hand(left)))
             else:
                 out.append(t(lang, "no_cards"), "dim")
             out.append("\n")
