@@ -12,7 +12,7 @@ a restart, and so is the player token from ``welcome``: it is sent in every ``he
 same person is the same player (leaderboards, match history) on every visit.
 
 ``--daily`` plays today's daily deal against three bots (ranked the first time each day);
-``leaderboard [daily|alltime]`` and ``matches`` show the boards and your finished matches,
+``leaderboard [daily|alltime|rating]`` and ``matches`` show the boards and your finished matches,
 ``me`` your rating (printed on arrival too), and ``--leaderboard`` just prints a board and
 exits. A rated match's end says what it did to each person's rating (see
 :func:`~clients.terminal.render.rating_lines`).
@@ -508,8 +508,8 @@ def parser() -> argparse.ArgumentParser:
         "--leaderboard",
         nargs="?",
         const="daily",
-        choices=("daily", "alltime"),
-        help="print a leaderboard (daily by default, or alltime) and exit",
+        choices=("daily", "alltime", "rating"),
+        help="print a leaderboard (daily by default, alltime, or rating: the top players) and exit",
     )
     p.add_argument("--seat", type=int, help="with --join: the seat to take (1-based)")
     p.add_argument("--seats", type=int, default=4, choices=(2, 3, 4), help="with --create")

@@ -3,7 +3,7 @@
 ``parse(line, legal)`` understands a number (the numbered legal action), an action's text
 (``7H>N``, ``N>E``, ``end``; case and spaces around ``>`` do not matter) and the words
 ``hint``, ``chat TEXT``, ``start [LEVEL]``, ``sit N``, ``ready``, ``unready``, ``next``,
-``back``, ``rematch [force]``, ``look``, ``leaderboard [daily|alltime]``, ``matches``,
+``back``, ``rematch [force]``, ``look``, ``leaderboard [daily|alltime|rating]``, ``matches``,
 ``me``, ``leave``, ``quit`` and ``help``.
 """
 
@@ -18,7 +18,7 @@ from protocol.engine import action_from_text
 from protocol.errors import BadAction
 
 Word = Literal["hint", "next", "back", "look", "matches", "me", "leave", "quit", "help"]
-BoardName = Literal["daily", "alltime"]
+BoardName = Literal["daily", "alltime", "rating"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,8 @@ class Rematch:
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """Show a leaderboard: today's ``daily`` deal or ``alltime``."""
+    """Show a leaderboard: today's ``daily`` deal, ``alltime`` or the top players by
+    ``rating``."""
 
     board: BoardName = "daily"
 
@@ -91,6 +92,8 @@ _BOARDS: dict[str, BoardName] = {
     "daily": "daily",
     "alltime": "alltime",
     "all": "alltime",
+    "rating": "rating",
+    "top": "rating",
 }
 
 _WORDS: dict[str, Word] = {
@@ -146,7 +149,7 @@ def parse(line: str, legal: Sequence[str] = ()) -> Command:
     if word in ("leaderboard", "board", "lb"):
         board = _BOARDS.get(rest.lower())
         if board is None:
-            return Invalid("Which board? leaderboard daily, or leaderboard alltime.")
+            return Invalid("Which board? leaderboard daily, alltime or rating.")
         return Board(board)
     if word == "rematch" and rest.lower() in ("", "force"):
         return Rematch(force=rest.lower() == "force")

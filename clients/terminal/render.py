@@ -22,6 +22,7 @@ from clients.words import (
     describe_your_change,
     rating_wait,
     unrated_reason,
+    who,
 )
 from protocol.engine import CORNERS, SIDES
 from protocol.engine.cards import RANKS
@@ -402,28 +403,41 @@ def render(
 
 
 def render_leaderboard(reply: Mapping[str, Any], me: str | None = None) -> str:
-    """A ``leaderboard`` reply as a table, best first; the row of player id ``me`` is
-    marked with ``▶`` and ``(you)``.
+    """A ``leaderboard`` reply as a table, best first, each person as ``Name#TAG``; the
+    row of player id ``me`` is marked with ``▶`` and ``(you)``.
 
-    Daily rows are ``{player, name, penalty, hands}``; all-time rows are
-    ``{player, name, won, played, avg_penalty}``.
+    Daily rows are ``{player, name, tag, penalty, hands}``; all-time rows are
+    ``{player, name, tag, won, played, avg_penalty}``; rating rows (the top players, the
+    established ones only) are ``{player, name, tag, rating, matches}``.
     """
-    daily = reply["board"] == "daily"
-    title = f"Daily deal leaderboard, {reply.get('day')}" if daily else "All-time leaderboard"
+    board = reply["board"]
+    if board == "daily":
+        title = f"Daily deal leaderboard, {reply.get('day')}"
+    else:
+        title = "Top players (by rating)" if board == "rating" else "All-time leaderboard"
     entries = list(reply["entries"])
     if not entries:
-        empty = "Nobody has finished today's daily deal yet." if daily else "No matches yet."
+        if board == "daily":
+            empty = "Nobody has finished today's daily deal yet."
+        elif board == "rating":
+            empty = "No established players yet."
+        else:
+            empty = "No matches yet."
         return f"{title}:\n  {empty}"
-    if daily:
+    if board == "daily":
         header = f"    {'#':>3}  {'name':<24} {'penalty':>7} {'hands':>5}"
+    elif board == "rating":
+        header = f"    {'#':>3}  {'name':<24} {'rating':>7} {'matches':>7}"
     else:
         header = f"    {'#':>3}  {'name':<24} {'won':>5} {'played':>6} {'avg penalty':>11}"
     lines = [f"{title}:", header]
     for rank, row in enumerate(entries, start=1):
         mine = me is not None and row.get("player") == me
-        name = str(row.get("name", "?"))[:24]
-        if daily:
+        name = who(row.get("name", "?"), row.get("tag"))[:24]
+        if board == "daily":
             figures = f"{row['penalty']:>7} {row['hands']:>5}"
+        elif board == "rating":
+            figures = f"{row['rating']:>7} {row['matches']:>7}"
         else:
             figures = f"{row['won']:>5} {row['played']:>6} {float(row['avg_penalty']):>11.1f}"
         line = f"  {'▶' if mine else ' '} {rank:>3}  {name:<24} {figures}"
@@ -460,7 +474,7 @@ def render_matches(
         winners = set(summary.get("winners") or [])
         players = []
         for i, entry in enumerate(seats):
-            name = str(entry["name"]) if entry else f"Seat {i + 1}"
+            name = who(entry["name"], entry.get("tag")) if entry else f"Seat {i + 1}"
             total = totals[i] if i < len(totals) else "?"
             players.append(f"{name}{'*' if i in winners else ''} {total}")
         text = f"  {summary.get('id')}  {_when(summary.get('finished_at'))}  {', '.join(players)}"
@@ -506,8 +520,8 @@ HELP = """Commands:
   back            take your seat back from the bot playing it while you were away
   rematch [force] after the match: vote to play again (host: force it)
   look            show the board again
-  leaderboard [daily|alltime]
-                  show today's daily-deal board (or the all-time one)
+  leaderboard [daily|alltime|rating]
+                  show today's daily-deal board (the all-time one, or the top players)
   matches         list your finished matches (and your rating's move), to replay them
   me              your name, tag and rating
   leave           give up your seat for good (a bot takes it) and quit

@@ -9,14 +9,24 @@ from typing import Any
 from textual.widgets import RichLog
 
 from clients.net import GameClient
-from clients.terminal.app import Entry
-from clients.terminal.render import card, render, render_result, sort_key
+from clients.terminal import commands
+from clients.terminal.app import Entry, amain
+from clients.terminal.render import (
+    card,
+    render,
+    render_leaderboard,
+    render_matches,
+    render_result,
+    sort_key,
+)
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui import keys
 from clients.terminal.tui.app import KingsCornerApp
+from clients.terminal.tui.boards import board_text, match_label
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.look import Look
 from server.app import GameServer
+from server.ratings import PROVISIONAL_MATCHES
 from tests.clients.test_render import make_room, play_to_hand_over, started
 from tests.clients.tui_driver import RUN, one_turn_deck, save, server, shows, until
 
@@ -184,5 +194,97 @@ async def test_the_new_room_form_starts_on_its_first_field_and_makes_a_casual_ro
             what="kings first",
         )
         assert client.doc["room"]["options"]["casual"] is True
+        await pilot.press("ctrl+q")
+    await client.close()
+
+
+def test_every_board_and_history_row_names_people_with_their_tags() -> None:
+    assert commands.parse("leaderboard rating") == commands.Board("rating")
+    assert commands.parse("lb top") == commands.Board("rating")
+    top = {
+        "board": "rating",
+        "day": None,
+        "entries": [
+            {"player": "aaaa", "name": "Rho", "tag": "4F7K", "rating": 31, "matches": 12},
+            {"player": "bbbb", "name": "Rho", "tag": "Q2ZT", "rating": 28, "matches": 9},
+        ],
+    }
+    text = render_leaderboard(top, "bbbb").splitlines()
+    assert text[0] == "Top players (by rating):"
+    assert text[2].split() == ["1", "Rho#4F7K", "31", "12"]
+    assert text[3].split() == ["▶", "2", "Rho#Q2ZT", "28", "9", "(you)"]
+    assert "No established players" in render_leaderboard({**top, "entries": []})
+    shown = board_text(top, "aaaa", "en").plain
+    assert "Top players" in shown and "Rho#4F7K" in shown and "Rho#Q2ZT" in shown
+    alltime = {
+        "board": "alltime",
+        "entries": [
+            {"player": p, "name": "Rho", "tag": tag, "won": 1, "played": 1, "avg_penalty": 0}
+            for p, tag in (("a", "AAAA"), ("b", "BBBB"))
+        ],
+    }
+    assert "Rho#AAAA" in render_leaderboard(alltime) and "Rho#BBBB" in render_leaderboard(alltime)
+    assert "Rho#BBBB" in board_text(alltime, None, "en").plain
+    summary = {
+        "id": "ABCDEF-1",
+        "finished_at": 0.0,
+        "seats": [{"name": "Ana", "tag": "4F7K"}, {"name": "Bot 2", "tag": None}],
+        "totals": [0, 30],
+        "winners": [0],
+    }
+    assert "Ana#4F7K* 0, Bot 2 30" in render_matches([summary])
+    assert "Ana#4F7K* 0, Bot 2 30" in match_label(summary)
+
+
+async def test_top_players_and_a_rename_from_the_lobby(
+    server: GameServer, url: str, tmp_path: Path
+) -> None:
+    out: list[str] = []
+    args = ["--url", url, "--name", "Ana", "--token-file", str(tmp_path / "plain.json")]
+    assert await amain([*args, "--leaderboard", "rating"], write=out.append) == 0
+    assert out == ["Top players (by rating):\n  No established players yet."]
+
+    tokens = TokenFile(tmp_path / "tokens.json")
+    client = GameClient(url, "Ana", reconnect=True)
+    app = KingsCornerApp(client, Look(), tokens=tokens)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await shows(pilot, "e  change your name")
+        await shows(pilot, "Ana#")
+        me = client.player_id
+        assert me is not None
+        # Established (enough rated matches) and on the board, as the server's rating does.
+        rated = {me: {"mu": 30.0, "sigma": 2.0, "matches": PROVISIONAL_MATCHES}}
+        assert await server.store.update_ratings({me: 0}, rated, {me: 24.0})
+        save(app, "lobby-me-80x24")
+
+        await pilot.press("b")
+        await shows(pilot, "Daily deal leaderboard")
+        await pilot.press("tab")
+        await shows(pilot, "All-time leaderboard")
+        await pilot.press("tab")
+        screen = await shows(pilot, "Top players")
+        profile = await client.request({"type": "profile"}, "profile")
+        row = next(line for line in screen.splitlines() if f"Ana#{profile['tag']}" in line)
+        assert "▶" in row and str(profile["rating"]) in row
+        save(app, "top-players-80x24")
+        await pilot.press("tab")
+        await shows(pilot, "Daily deal leaderboard")
+        await pilot.press("t")
+        await shows(pilot, "Top players")
+        await pilot.press("escape")
+
+        # A rename: the server keeps it (with a tag) and answers with the profile.
+        await pilot.press("e")
+        await shows(pilot, "Your new name")
+        await pilot.press(*"Bea", "enter")
+        screen = await shows(pilot, "You go by Bea#")
+        assert "Kings in the Corner · Bea" in screen
+        assert client.name == "Bea"
+        # A refused name says why, in words.
+        await pilot.press("e")
+        await shows(pilot, "Your new name")
+        await pilot.press(*"Be#a", "enter")
+        await shows(pilot, "A name cannot hold #")
+        assert client.name == "Bea"
         await pilot.press("ctrl+q")
     await client.close()

@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from clients.net import GameClient, ServerError
-from clients.words import describe_error, describe_profile
+from clients.words import describe_error, describe_profile, who
 
 from ..app import Entry, TerminalClient
 from ..replay import ReplayError, build, fetch_record
@@ -108,6 +108,25 @@ class KingsCornerApp(App[int]):
         except (ServerError, TimeoutError, ConnectionError):
             return
         self.lobby.show_me(describe_profile(reply, self.look.lang))
+
+    def rename(self, name: str) -> None:
+        """Go by ``name`` from now on (the server keeps it, with a tag)."""
+        self.run_worker(self._rename(name), exclusive=True, group="profile")
+
+    async def _rename(self, name: str) -> None:
+        lang = self.look.lang
+        try:
+            reply = await self.client.request({"type": "rename", "name": name}, "profile")
+        except ServerError as exc:
+            self.lobby.show_note("! " + describe_error(exc.frame, lang))
+            return
+        except (TimeoutError, ConnectionError) as exc:
+            self.lobby.show_note(f"! {exc}")
+            return
+        self.client.name = str(reply.get("name", name))
+        self.lobby.show_name(self.client.name)
+        self.lobby.show_me(describe_profile(reply, lang))
+        self.lobby.show_note(t(lang, "renamed", who=who(reply.get("name"), reply.get("tag"))))
 
     def note(self, text: str) -> None:
         """Say something in the lobby (or, in a room, in the status line)."""

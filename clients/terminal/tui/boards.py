@@ -16,39 +16,50 @@ from textual.widgets.option_list import Option
 
 from clients.net import GameClient, ServerError
 from clients.terminal.render import match_rating
-from clients.words import describe_error
+from clients.words import describe_error, who
 
 from .look import Look
 from .text import t
 
+#: The boards in the order Tab goes through them.
+BOARDS = ("daily", "alltime", "rating")
+
 
 def board_text(reply: Mapping[str, Any], me: str | None, lang: str) -> Text:
-    """A ``leaderboard`` reply as a table, best first, the viewer's row marked ``▶``."""
-    daily = reply["board"] == "daily"
+    """A ``leaderboard`` reply as a table, best first, each person as ``Name#TAG``, the
+    viewer's row marked ``▶``."""
+    board = reply["board"]
     out = Text()
-    title = t(lang, "board_daily", day=reply.get("day")) if daily else t(lang, "board_alltime")
+    if board == "daily":
+        title = t(lang, "board_daily", day=reply.get("day"))
+    else:
+        title = t(lang, "board_rating" if board == "rating" else "board_alltime")
     out.append(title + "\n\n", "bold")
     entries = list(reply.get("entries") or [])
     if not entries:
         out.append(t(lang, "board_empty"), "dim")
         return out
     name = t(lang, "col_name")
-    if daily:
-        head = f"    {'#':>3}  {name:<20} {t(lang, 'col_penalty'):>8} {t(lang, 'col_hands'):>6}"
+    if board == "daily":
+        head = f"    {'#':>3}  {name:<24} {t(lang, 'col_penalty'):>8} {t(lang, 'col_hands'):>6}"
+    elif board == "rating":
+        head = f"    {'#':>3}  {name:<24} {t(lang, 'col_rating'):>9} {t(lang, 'col_matches'):>9}"
     else:
         head = (
-            f"    {'#':>3}  {name:<20} {t(lang, 'col_won'):>7} {t(lang, 'col_played'):>7}"
+            f"    {'#':>3}  {name:<24} {t(lang, 'col_won'):>7} {t(lang, 'col_played'):>7}"
             f" {t(lang, 'col_avg'):>6}"
         )
     out.append(head + "\n", "dim")
     for rank, row in enumerate(entries, start=1):
         mine = me is not None and row.get("player") == me
-        who = str(row.get("name", "?"))[:20]
-        if daily:
+        person = who(row.get("name", "?"), row.get("tag"))[:24]
+        if board == "daily":
             figures = f"{row['penalty']:>8} {row['hands']:>6}"
+        elif board == "rating":
+            figures = f"{row['rating']:>9} {row['matches']:>9}"
         else:
             figures = f"{row['won']:>7} {row['played']:>7} {float(row['avg_penalty']):>6.1f}"
-        line = f"  {'▶' if mine else ' '} {rank:>3}  {who:<20} {figures}\n"
+        line = f"  {'▶' if mine else ' '} {rank:>3}  {person:<24} {figures}\n"
         out.append(line, "bold" if mine else "")
     return out
 
@@ -61,7 +72,7 @@ def match_label(summary: Mapping[str, Any], lang: str = "en") -> str:
     winners = set(summary.get("winners") or [])
     players = []
     for i, entry in enumerate(seats):
-        name = str(entry["name"]) if entry else f"Seat {i + 1}"
+        name = who(entry["name"], entry.get("tag")) if entry else f"Seat {i + 1}"
         total = totals[i] if i < len(totals) else "?"
         players.append(f"{name}{'*' if i in winners else ''} {total}")
     stamp = summary.get("finished_at")
@@ -80,7 +91,8 @@ class Opener(Protocol):
 
 
 class BoardsScreen(Screen[None]):
-    """Today's daily-deal board; Tab switches to the all-time one, Esc goes back."""
+    """Today's daily-deal board; Tab goes on to the all-time one and the top players (by
+    rating), ``t`` straight to the top players, Esc goes back."""
 
     CSS = """
     BoardsScreen { padding: 0 1; }
@@ -90,13 +102,14 @@ class BoardsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", show=False),
         Binding("tab", "switch", show=False),
+        Binding("t", "top", show=False),
     ]
 
-    def __init__(self, client: GameClient, look: Look) -> None:
+    def __init__(self, client: GameClient, look: Look, board: str = "daily") -> None:
         super().__init__()
         self.client = client
         self.look = look
-        self.board = "daily"
+        self.board = board
 
     def compose(self) -> ComposeResult:
         yield Static(id="board")
@@ -120,7 +133,11 @@ class BoardsScreen(Screen[None]):
         board.update(board_text(reply, self.client.player_id, self.look.lang))
 
     async def action_switch(self) -> None:
-        self.board = "alltime" if self.board == "daily" else "daily"
+        self.board = BOARDS[(BOARDS.index(self.board) + 1) % len(BOARDS)]
+        await self.load()
+
+    async def action_top(self) -> None:
+        self.board = "rating"
         await self.load()
 
     def action_back(self) -> None:
@@ -174,4 +191,4 @@ class MatchesScreen(Screen[None]):
         self.dismiss()
 
 
-__all__ = ["BoardsScreen", "MatchesScreen", "board_text", "match_label"]
+__all__ = ["BOARDS", "BoardsScreen", "MatchesScreen", "board_text", "match_label"]

@@ -31,6 +31,7 @@ class Host(Protocol):
     def open_boards(self) -> None: ...
     def open_matches(self) -> None: ...
     def open_replay(self, match_id: str) -> None: ...
+    def rename(self, name: str) -> None: ...
 
 
 class LobbyScreen(Screen[None]):
@@ -63,6 +64,7 @@ class LobbyScreen(Screen[None]):
             "menu_daily",
             "menu_boards",
             "menu_matches",
+            "menu_rename",
             "menu_replay",
             "menu_quit",
         ):
@@ -81,6 +83,12 @@ class LobbyScreen(Screen[None]):
 
     def show_note(self, text: str) -> None:
         self.query_one("#note", Static).update(Text(text))
+
+    def show_name(self, name: str) -> None:
+        """The name in the menu's title (after a rename)."""
+        self.player_name = name
+        menu = self.query_one("#menu")
+        menu.border_title = t(self.host.look.lang, "lobby_title", name=name)
 
     def show_me(self, text: str) -> None:
         """You as the server knows you: name and tag, rating, rated matches."""
@@ -114,6 +122,13 @@ class LobbyScreen(Screen[None]):
                     host.open_replay(match_id.strip())
 
             self.app.push_screen(PromptScreen(t(lang, "prompt_match"), host.look), replay)
+        elif ch == "e":
+
+            def rename(name: str | None) -> None:
+                if name:
+                    host.rename(name)
+
+            self.app.push_screen(PromptScreen(t(lang, "prompt_name"), host.look), rename)
         elif ch == "b":
             host.open_boards()
         elif ch == "m":
