@@ -3,9 +3,11 @@ hint highlights without choosing, and typed card codes read the same after it.""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import RichLog
 
 from clients.net import GameClient
@@ -25,10 +27,11 @@ from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.boards import board_text, match_label
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.look import Look
-from server.app import GameServer
+from server.app import GameServer, port_of, start_server
 from server.ratings import PROVISIONAL_MATCHES
 from tests.clients.test_render import make_room, play_to_hand_over, started
 from tests.clients.tui_driver import RUN, one_turn_deck, save, server, shows, until
+from tests.server.conftest import test_settings
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
 
@@ -286,5 +289,130 @@ async def test_top_players_and_a_rename_from_the_lobby(
         await pilot.press(*"Be#a", "enter")
         await shows(pilot, "A name cannot hold #")
         assert client.name == "Bea"
+        await pilot.press("ctrl+q")
+    await client.close()
+
+
+@pytest.fixture
+async def patient_server() -> AsyncIterator[GameServer]:
+    """Bots in threads, and a long pause after a hand: only ``n`` deals the next one."""
+    game = await start_server(test_settings(bot_workers=0, hand_pause=60.0))
+    yield game
+    await game.shutdown()
+
+
+def seats_of(client: GameClient) -> list[Any]:
+    return list(client.doc["room"]["seats"]) if client.doc is not None else []
+
+
+async def test_the_host_kicks_adds_a_bot_and_deals_the_next_hand_by_keys(
+    patient_server: GameServer, tmp_path: Path
+) -> None:
+    url = f"ws://127.0.0.1:{port_of(patient_server)}/"
+    entry = Entry(mode="create", seats=2, bots=(), decks=(one_turn_deck(),), dealer=1)
+    client = GameClient(url, "Ana", reconnect=True)
+    app = KingsCornerApp(client, Look(), entry=entry, tokens=TokenFile(tmp_path / "t.json"))
+    ben = GameClient(url, "Ben")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await shows(pilot, "Waiting room · room code")
+        code = client.room
+        assert code is not None
+        await ben.connect()
+        await ben.join(code)
+        await until(pilot, lambda: seats_of(client)[1] is not None, what="Ben seated")
+        await shows(pilot, "Ben")
+
+        # k then the seat's number: Ben is removed.
+        await pilot.press("k", "2")
+        await until(pilot, lambda: any(f["type"] == "kicked" for f in ben.frames), what="kicked")
+        await until(pilot, lambda: seats_of(client)[1] is None, what="seat 2 empty")
+        # a then the seat's number: a bot sits there; + twice raises the target to 35.
+        await pilot.press("a", "2")
+        await until(
+            pilot,
+            lambda: (seats_of(client)[1] or {}).get("kind") == "bot",
+            what="a bot in seat 2",
+        )
+        await pilot.press("+", "+")
+        await until(
+            pilot,
+            lambda: client.doc is not None and client.doc["room"]["options"]["target"] == 35,
+            what="target 35",
+        )
+        await pilot.press("s")
+        await shows(pilot, "Your hand (7)")
+        for card_keys in (("7", "h"), ("6", "s"), ("5", "h"), ("4", "s"), ("3", "h")):
+            before = len(client.game["hand"]) if client.game is not None else 0
+            await pilot.press("escape", *card_keys, "8")
+
+            def played(b: int = before) -> bool:
+                return client.game is not None and len(client.game.get("hand") or []) == b - 1
+
+            await until(pilot, played, what=f"{card_keys} played")
+        await pilot.press("escape", "2", "s", "8")
+        await until(pilot, lambda: len(client.game["hand"]) == 1, what="2♠ played")  # type: ignore[index]
+        await pilot.press("escape", "a", "h", "8")
+        await until(
+            pilot,
+            lambda: client.game is not None and client.game["phase"] == "hand_over",
+            what="the hand over (34 < 35: the match goes on)",
+        )
+        screen = await shows(pilot, "n next hand")
+        assert "r rematch" not in screen
+        save(app, "hand-over-80x24")
+        # n deals the next hand now (the server would wait a minute).
+        await pilot.press("n")
+        await until(
+            pilot,
+            lambda: client.game is not None and client.game["hand_no"] == 2,
+            what="hand 2",
+        )
+        await shows(pilot, "hand 2")
+        await pilot.press("ctrl+q")
+    await ben.close()
+    await client.close()
+
+
+async def test_a_seat_taken_back_from_the_bot_and_a_pile_moved_by_clicks(
+    server: GameServer, url: str, tmp_path: Path
+) -> None:
+    entry = Entry(
+        mode="create", seats=2, bots=("random",), target=500, decks=(one_turn_deck(),), dealer=1
+    )
+    client = GameClient(url, "Ana", reconnect=True)
+    app = KingsCornerApp(client, Look(), entry=entry, tokens=TokenFile(tmp_path / "t.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await shows(pilot, "Waiting room · room code")
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and client.doc is not None
+        await screen.configure({**client.doc["room"]["options"], "turn_timer": 2.0})
+        await until(
+            pilot,
+            lambda: client.doc is not None and client.doc["room"]["options"]["turn_timer"],
+            what="the turn timer set",
+        )
+        await pilot.press("s")
+        await shows(pilot, "Your hand (7)")
+
+        # Mouse: a click on the pile S (the K♠) chooses it, a click on NE moves it there.
+        await pilot.click("#pile-S")
+        await shows(pilot, "Pile S chosen")
+        await pilot.click("#pile-NE")
+        await until(
+            pilot,
+            lambda: client.game is not None and client.game["piles"]["NE"] == ["KS"],
+            what="the K♠ pile moved by clicks",
+        )
+
+        # Two turns left to the timer in a row: away, a bot plays the seat; b takes it back.
+        await until(pilot, lambda: bool((seats_of(client)[0] or {}).get("away")), 20, "away")
+        await shows(pilot, "b takes it back")
+        save(app, "away-80x24")
+        await pilot.press("b")
+        await until(
+            pilot,
+            lambda: not (seats_of(client)[0] or {}).get("away"),
+            what="the seat taken back",
+        )
         await pilot.press("ctrl+q")
     await client.close()
