@@ -11,8 +11,8 @@ import asyncio
 import dataclasses
 import os
 import random
-import time
 import uuid
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -79,14 +79,20 @@ async def end_turns(players: list[GameClient], turns: int, timeout: float = 30.0
         done[id(mover)] += 1
 
 
-async def recorded(server: GameServer, player: str, count: int = 1) -> list[dict[str, Any]]:
+async def recorded(
+    server: GameServer, player: str, count: int = 1, timeout: float = 60.0
+) -> list[dict[str, Any]]:
     """``player``'s match history once it holds ``count`` matches (a match is recorded a
-    moment after it ends)."""
-    for _ in range(400):
+    moment after it ends; bots may still be finishing it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
         matches = await server.records.match_summaries(player)
-        if len(matches) >= count:
-            return matches
+        if len(matches) >= count or loop.time() > deadline:
+            break
         await asyncio.sleep(0.05)
+    if len(matches) >= count:
+        return matches
     raise AssertionError(f"{player} has {len(matches)} matches recorded, not {count}")
 
 
@@ -314,31 +320,37 @@ async def test_the_daily_deal_changes_no_rating_and_keeps_its_board(
 # --- 9. every match settles --------------------------------------------------------------
 
 
-@pytest.mark.settings(bot_delay=0.3, hand_pause=20.0, grace=0.3)
+@pytest.mark.settings(bot_delay=0.3, hand_pause=20.0, grace=0.25)
 @pytest.mark.parametrize("how", ["leave", "close"])
 async def test_a_match_left_alone_is_finished_by_its_bots_at_once_and_rated(
-    server: GameServer, client: ClientFactory, how: str
+    server: GameServer, client: ClientFactory, how: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    waits: list[float] = []
+    sleep = asyncio.sleep
+
+    def noted(delay: float, *args: Any) -> Awaitable[Any]:
+        waits.append(delay)
+        return sleep(delay, *args)
+
+    monkeypatch.setattr(asyncio, "sleep", noted)  # what the table waits: asked, not timed
     ana = await client("Ana")
     await ana.create(seats=2, target=40, bots=[None, "heuristic"])
     await ana.start()
     await end_turns([ana], 3)
     ana_id = str(ana.player_id)
-    played = sum(1 for line in ana.log if line["ev"] in ("played", "moved", "drew", "ended"))
-    left = time.monotonic()
+    assert 0.3 in waits  # the bot kept the table's pace while Ana played
+    played = len(waits)
     if how == "leave":
         await ana.send({"type": "leave"})
         await ana.wait_for(lambda f: f["type"] == "left")
     else:
         await ana.close()  # nobody is left: after the grace period a bot covers her
-    [summary] = await recorded(server, ana_id)
-    took = time.monotonic() - left
+    # The bots think in the idle-priority workers: on a busy machine that takes a while.
+    [summary] = await recorded(server, ana_id, timeout=300)
     record = await server.records.get_match(summary["id"])
-    assert record is not None
-    # Paced, the bots would have needed bot_delay per action and hand_pause between hands.
-    steps = sum(1 for entry in record["log"] if entry != "next")
-    paced = 0.3 * (steps - played) + 20.0 * (len(record["results"]) - 1)
-    assert took < paced, (took, paced)
+    assert record is not None and len(record["results"]) >= 1
+    # Once nobody was left, neither the bot delay nor the pause between hands was waited.
+    assert not {0.3, 20.0} & set(waits[played:]), sorted(set(waits[played:]))
     assert summary["abandoned"] == [0]
     change = summary["ratings"][0]
     assert change["reason"] == "abandoned" and change["place"] == change["of"] == 2
@@ -354,7 +366,7 @@ async def test_a_daily_left_alone_settles_too_and_is_not_ranked(
     await end_turns([ana], 3)
     await ana.send({"type": "leave"})
     await ana.wait_for(lambda f: f["type"] == "left")
-    [summary] = await recorded(server, str(ana.player_id))
+    [summary] = await recorded(server, str(ana.player_id), timeout=300)  # idle-priority bots
     assert summary["abandoned"] == [0] and summary["daily"] is not None
     rows, _ = await server.records.leaderboard("daily", None)
     assert rows == []  # an abandoned try is not ranked
