@@ -207,7 +207,7 @@ async def test_a_spectator_on_another_process_keeps_the_bots_playing() -> None:
     b = await start_server(dataclasses.replace(settings, process_id=uuid.uuid4().hex[:8]))
     try:
         ana = await GameClient(f"ws://127.0.0.1:{port_of(a)}/", "Ana").connect()
-        code = await ana.create(seats=4, target=60, bots=[None, "heuristic", "random", "easy"])
+        code = await ana.create(seats=4, target=20, bots=[None, "heuristic", "random", "easy"])
         await ana.start()
         await until_a_bot_acted(a, ana)
         wes = await GameClient(f"ws://127.0.0.1:{port_of(b)}/", "Wes").connect()
@@ -221,7 +221,9 @@ async def test_a_spectator_on_another_process_keeps_the_bots_playing() -> None:
         await until_version(a, code, start + 8)  # Wes watches on b: the bots play on
         assert live.room.phase != "finished"
         await wes.close()
-        async with asyncio.timeout(60):  # unpaced now: far sooner than 0.05 s a move
+        # Unpaced now, in the idle-priority workers (slow only on a machine busy with
+        # other work: the generous deadline is for that).
+        async with asyncio.timeout(300):
             while a.lobby.rooms[code].room.phase != "finished":
                 await asyncio.sleep(0.05)
         async with asyncio.timeout(10):
