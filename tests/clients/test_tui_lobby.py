@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import RichLog
 
 from clients.net import GameClient
 from clients.terminal.tokens import TokenFile
@@ -33,6 +34,11 @@ def test_every_language_has_every_text() -> None:
     keys = set(TEXTS["en"])
     for lang, texts in TEXTS.items():
         assert set(texts) == keys, (lang, keys ^ set(texts))
+
+
+def pane(app: KingsCornerApp, name: str) -> str:
+    """The lines of the room screen's log or chat pane."""
+    return "\n".join(strip.text for strip in app.screen.query_one(name, RichLog).lines)
 
 
 def lobby_app(url: str, tmp_path: Path, name: str = "Ana") -> KingsCornerApp:
@@ -64,6 +70,9 @@ async def test_a_new_room_from_the_form_then_quick_play_and_the_daily_deal(
         assert screen.count("bot hard") >= 3
         assert app.client.doc is not None and len(app.client.doc["room"]["seats"]) == 4
 
+        await pilot.press("c", *"from the first room", "enter")
+        await until(pilot, lambda: "from the first room" in pane(app, "#chat"), what="chat")
+
         # l once asks, l again leaves for good: back in the lobby, the seat token forgotten.
         await pilot.press("l")
         await shows(pilot, "Press l again")
@@ -83,6 +92,8 @@ async def test_a_new_room_from_the_form_then_quick_play_and_the_daily_deal(
         await pilot.press("d")
         screen = await shows(pilot, "Daily deal (ranked)")
         assert app.client.doc is not None and len(app.client.doc["room"]["seats"]) == 4
+        # Every room starts clean: no chat of the rooms left before.
+        assert "from the first room" not in pane(app, "#chat")
         await pilot.press("ctrl+q")
     await app.client.close()
 
