@@ -263,7 +263,7 @@ async def test_a_kicked_player_keeps_the_result_of_their_seat(
     server: GameServer, client: ClientFactory
 ) -> None:
     host, main = await client("Second"), await client("Main")
-    code = await host.create(seats=3, target=30, bots=[None, None, "heuristic"])
+    code = await host.create(seats=3, target=150, bots=[None, None, "heuristic"])
     await main.join(code)
     await main.ready()
     await host.start()
@@ -334,17 +334,22 @@ async def test_a_match_left_alone_is_finished_by_its_bots_at_once_and_rated(
 
     monkeypatch.setattr(asyncio, "sleep", noted)  # what the table waits: asked, not timed
     ana = await client("Ana")
-    await ana.create(seats=2, target=40, bots=[None, "heuristic"])
+    code = await ana.create(seats=2, target=150, bots=[None, "heuristic"])
     await ana.start()
     await end_turns([ana], 3)
     ana_id = str(ana.player_id)
     assert 0.3 in waits  # the bot kept the table's pace while Ana played
-    played = len(waits)
     if how == "leave":
+        played = len(waits)
         await ana.send({"type": "leave"})
         await ana.wait_for(lambda f: f["type"] == "left")
     else:
-        await ana.close()  # nobody is left: after the grace period a bot covers her
+        await ana.close()  # within the grace period she is still seated: the table waits
+        live = server.lobby.rooms[code]
+        async with asyncio.timeout(30):
+            while not ((seat := live.room.seats[0]) is not None and seat.away):
+                await asyncio.sleep(0.01)
+        played = len(waits)  # away now, a bot covering her: nobody is left
     # The bots think in the idle-priority workers: on a busy machine that takes a while.
     [summary] = await recorded(server, ana_id, timeout=300)
     record = await server.records.get_match(summary["id"])
@@ -356,7 +361,7 @@ async def test_a_match_left_alone_is_finished_by_its_bots_at_once_and_rated(
     assert change["reason"] == "abandoned" and change["place"] == change["of"] == 2
 
 
-@pytest.mark.settings(daily_target=10, daily_level="heuristic")
+@pytest.mark.settings(daily_target=60, daily_level="heuristic")  # still on after 3 turns
 async def test_a_daily_left_alone_settles_too_and_is_not_ranked(
     server: GameServer, client: ClientFactory
 ) -> None:
