@@ -30,35 +30,9 @@ from tests.redis_helpers import DEFAULT_REDIS_URL, delete_prefix
 
 from .conftest import ClientFactory, make_settings
 from .test_match_flow import next_mover, play_until_finished
+from .test_ratings import bot, person, record
 
 END = {"type": "end_turn"}
-
-
-def record(seats: list[Any], totals: list[int], players: list[str | None], **extra: Any) -> dict:
-    """A finished one-hand match's record as the room writes it."""
-    low = min(totals)
-    return {
-        "id": extra.pop("id", "ROOM01-1"),
-        "room": "ROOM01",
-        "finished_at": 0.0,
-        "seats": seats,
-        "players": players,
-        "results": [totals],
-        "totals": totals,
-        "winners": [i for i, t in enumerate(totals) if t == low],
-        "daily": None,
-        "rated": True,
-        "abandoned": extra.pop("abandoned", []),
-        **extra,
-    }
-
-
-def person(name: str) -> dict[str, Any]:
-    return {"name": name, "kind": "human", "level": None}
-
-
-def bot(level: str) -> dict[str, Any]:
-    return {"name": "Bot", "kind": "bot", "level": level}
 
 
 async def establish(server: GameServer, player: str, mu: float, sigma: float = 2.0) -> None:
@@ -96,14 +70,19 @@ async def recorded(
     raise AssertionError(f"{player} has {len(matches)} matches recorded, not {count}")
 
 
-async def table(client: ClientFactory, host: GameClient, names: list[str], **options: Any) -> str:
-    """A room of ``host`` and fresh identities called ``names``, all ready; its code."""
+async def table(
+    client: ClientFactory, host: GameClient, names: list[str], **options: Any
+) -> tuple[str, list[GameClient]]:
+    """A room of ``host`` and fresh identities called ``names``, all ready: its code and
+    the others' clients."""
     code = await host.create(**options)
+    others = []
     for name in names:
         other = await client(name)
         await other.join(code)
         await other.ready()
-    return code
+        others.append(other)
+    return code, others
 
 
 # --- 1. throwaway opponents ------------------------------------------------------------
@@ -113,11 +92,7 @@ async def test_throwaways_who_leave_at_the_start_make_the_match_count_for_nobody
     server: GameServer, client: ClientFactory
 ) -> None:
     host = await client("Host")
-    throwaways = [await client(f"T{i}") for i in range(3)]
-    code = await host.create(seats=4, target=1)
-    for t in throwaways:
-        await t.join(code)
-        await t.ready()
+    _, throwaways = await table(client, host, ["T0", "T1", "T2"], seats=4, target=1)
     await host.start()
     for t in throwaways:
         await t.until(lambda c: c.game is not None)
@@ -137,11 +112,7 @@ async def test_throwaways_who_play_a_little_then_leave_give_the_host_nothing(
     server: GameServer, client: ClientFactory
 ) -> None:
     host = await client("Host")
-    throwaways = [await client(f"T{i}") for i in range(3)]
-    code = await host.create(seats=4, target=1)
-    for t in throwaways:
-        await t.join(code)
-        await t.ready()
+    _, throwaways = await table(client, host, ["T0", "T1", "T2"], seats=4, target=1)
     await host.start()
     await end_turns([host, *throwaways], 3)
     seats = {id(t): t.seat for t in throwaways}
@@ -175,7 +146,7 @@ async def test_a_new_identity_beating_the_weakest_bot_twenty_times_gains_nothing
     records = server.records
     seats = [person("Eve"), bot("random")]
     for n in range(20):
-        match = record(seats, [0, 40], ["pe", None], id=f"ROOM01-{n + 1}")
+        match = record(seats, [0, 40], players=["pe", None], id=f"ROOM01-{n + 1}")
         changes = await records.record_finished(match, [("pe", "Eve", 0)], None)
         assert changes is not None and changes[0]["reason"] == "no_opponents"
     profile = await records.profile("pe", "Eve")
@@ -192,16 +163,16 @@ async def test_twenty_wins_over_a_far_weaker_bot_move_less_than_one_over_an_equa
     await establish(server, "pb", mu)
     await establish(server, "pc", mu)
     for n in range(20):
-        match = record([person("Ana"), bot("easy")], [0, 30], ["pa", None], id=f"R1-{n}")
+        match = record([person("Ana"), bot("easy")], [0, 30], players=["pa", None], id=f"R1-{n}")
         await records.record_finished(match, [("pa", "Ana", 0)], None)
     ana = (await server.store.ratings(["pa"]))["pa"]
-    equal = record([person("Ben"), person("Cai")], [0, 30], ["pb", "pc"], id="R2-1")
+    equal = record([person("Ben"), person("Cai")], [0, 30], players=["pb", "pc"], id="R2-1")
     changes = await records.record_finished(equal, [("pb", "Ben", 0), ("pc", "Cai", 1)], None)
     ben = (await server.store.ratings(["pb"]))["pb"]
     assert changes is not None and changes[0]["reason"] == "placed"
     assert abs(ana["mu"] - mu) < ben["mu"] - mu
     # Losing to that bot still counts: there is something to lose.
-    lost = record([person("Ana"), bot("easy")], [30, 0], ["pa", None], id="R1-lost")
+    lost = record([person("Ana"), bot("easy")], [30, 0], players=["pa", None], id="R1-lost")
     await records.record_finished(lost, [("pa", "Ana", 0)], None)
     assert (await server.store.ratings(["pa"]))["pa"]["mu"] < ana["mu"]
 
@@ -210,7 +181,7 @@ async def test_a_provisional_player_moves_no_established_player(server: GameServ
     records = server.records
     await establish(server, "pa", 30.0)
     # A fresh identity loses to Ana on purpose: she gains nothing, it is rated.
-    match = record([person("Ana"), person("New")], [0, 50], ["pa", "pn"])
+    match = record([person("Ana"), person("New")], [0, 50], players=["pa", "pn"])
     changes = await records.record_finished(match, [("pa", "Ana", 0), ("pn", "New", 1)], None)
     assert changes is not None
     assert changes[0]["reason"] == "no_opponents" and changes[0]["after"] == display((30.0, 2.0))
