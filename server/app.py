@@ -65,7 +65,9 @@ class GameServer:
         self.store = cast(Store, MeteredStore(store, self.metrics))
         self.tasks = Tasks()
         self.connections: set[RoomConnection] = set()
-        self.bots = BotRunner(settings.bot_workers, self.metrics, self.tasks)
+        self.bots = BotRunner(
+            settings.bot_workers, self.metrics, self.tasks, idle_class=settings.bot_idle_class
+        )
         self.records = Records(settings, self.store)
         self.lobby = Lobby(settings, self.store, self.bots, self.records, self.tasks, self.metrics)
         self.guard = JoinGuard(settings, self.metrics)

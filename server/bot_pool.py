@@ -237,13 +237,16 @@ class BotPool:
     """Where bots think: ``workers`` idle-priority processes (0: threads of this process),
     and ``urgent_workers`` processes at the server's priority for the decisions a person
     waits for (none without idle workers: then everything goes to the threads).
+    ``idle_class`` False keeps the idle workers out of ``SCHED_IDLE`` (only niced).
 
     Nothing starts until the first decision; :meth:`shutdown` stops the workers.
     """
 
-    def __init__(self, workers: int, urgent_workers: int = URGENT_WORKERS) -> None:
+    def __init__(
+        self, workers: int, urgent_workers: int = URGENT_WORKERS, idle_class: bool = True
+    ) -> None:
         self.workers = max(0, workers)
-        self._idle = _Workers(self.workers, NICE, idle=True)
+        self._idle = _Workers(self.workers, NICE, idle=idle_class)
         self._urgent = (
             _Workers(urgent_workers, 0, idle=False) if self.workers and urgent_workers > 0 else None
         )

@@ -21,9 +21,14 @@ class BotRunner:
     """The bot levels this server offers and the workers that think for them."""
 
     def __init__(
-        self, workers: int, metrics: Metrics, tasks: Tasks, urgent_workers: int = URGENT_WORKERS
+        self,
+        workers: int,
+        metrics: Metrics,
+        tasks: Tasks,
+        urgent_workers: int = URGENT_WORKERS,
+        idle_class: bool = True,
     ) -> None:
-        self.pool = BotPool(workers, urgent_workers)
+        self.pool = BotPool(workers, urgent_workers, idle_class)
         self._metrics = metrics
         self._tasks = tasks
 

@@ -62,6 +62,10 @@ class Settings:
     #: Worker processes bots think in, at a lower CPU priority, started at the first bot
     #: decision (0: threads of the server process, which stall its event loop meanwhile).
     bot_workers: int = 1
+    #: Whether those workers also join Linux's ``SCHED_IDLE`` class (they then run only on
+    #: CPU time nothing else wants; off: they are only niced). Off suits a host whose cores
+    #: other work keeps busy, where idle-class bots of unwatched rooms may wait minutes.
+    bot_idle_class: bool = True
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
     #: Failed joins (``room_not_found``, ``bad_token``, ``bad_recovery_code``) one connection

@@ -26,7 +26,8 @@ __all__ = ["LONG", "UNIT"]
 def fast_settings(**overrides: Any) -> Settings:
     """Settings for tests that are not about a limit: no bot delay, short pauses.
 
-    Limits keep their defaults unless a test overrides them.
+    Limits keep their defaults unless a test overrides them. The bot workers are niced but
+    not idle-class, as in tests/server/conftest.py.
     """
     base: dict[str, Any] = {
         "host": "127.0.0.1",
@@ -34,6 +35,7 @@ def fast_settings(**overrides: Any) -> Settings:
         "bot_delay": 0.0,
         "hand_pause": 0.02,
         "queue_wait": 3600.0,
+        "bot_idle_class": False,
     }
     base.update(overrides)
     return Settings(**base)

@@ -20,7 +20,12 @@ ClientFactory = Callable[..., Awaitable[GameClient]]
 
 
 def make_settings(**overrides: object) -> Settings:
-    """Settings for tests: port 0, no bot delay, short grace and pauses, no rate limit."""
+    """Settings for tests: port 0, no bot delay, short grace and pauses, no rate limit.
+
+    The bot workers are niced but not in ``SCHED_IDLE``: beside other busy processes an
+    idle-class worker gets almost no CPU, and a test of anything but bot priority would
+    measure the machine (tests/server/test_bot_priority.py checks the shipped class).
+    """
     base: dict[str, object] = {
         "host": "127.0.0.1",
         "port": 0,
@@ -30,6 +35,7 @@ def make_settings(**overrides: object) -> Settings:
         "queue_wait": 0.3,
         "rate": 10000.0,
         "burst": 10000,
+        "bot_idle_class": False,
     }
     base.update(overrides)
     return Settings(**base)  # type: ignore[arg-type]

@@ -88,10 +88,28 @@ async def _play(pool: BotPool, urgent: bool, steps: int) -> list[str]:
     return moves
 
 
-async def test_the_answers_are_the_same_in_either_pool(pool: BotPool) -> None:
-    idle = await _play(pool, urgent=False, steps=40)
-    urgent = await _play(pool, urgent=True, steps=40)
+async def test_the_answers_are_the_same_in_either_pool() -> None:
+    # Not idle-class here: forty decisions in SCHED_IDLE beside busy processes take minutes,
+    # and where a worker runs cannot change what it answers (the first test checks where).
+    pool = BotPool(1, idle_class=False)
+    try:
+        idle = await _play(pool, urgent=False, steps=40)
+        urgent = await _play(pool, urgent=True, steps=40)
+    finally:
+        pool.shutdown()
     assert len(idle) >= 20 and idle == urgent
+
+
+async def test_the_idle_class_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bot_pool, "decide", where)
+    p = BotPool(1, idle_class=False)
+    try:
+        policy, niceness = await p.choose(BotSeat("expert", "s"), {})  # type: ignore[misc]
+    finally:
+        p.shutdown()
+    assert niceness >= min(19, os.nice(0) + NICE)  # still below the server's priority
+    if hasattr(os, "SCHED_OTHER"):
+        assert policy == os.SCHED_OTHER
 
 
 # --- the driver: which turns a person waits for ---------------------------------------------
@@ -124,9 +142,10 @@ async def test_the_driver_asks_urgently_only_while_a_person_plays_and_watches(
     await watcher.connect()
     try:
         await watcher.join(code, spectate=True)
-        for _ in range(100):
-            if len([a for a in asked if not a]) >= 3:
-                break
+        # Bounded, not timed: the idle workers' turns come as the machine allows.
+        deadline = asyncio.get_running_loop().time() + 60
+        while len([a for a in asked if not a]) < 3:
+            assert asyncio.get_running_loop().time() < deadline, asked
             await asyncio.sleep(0.05)
     finally:
         await watcher.close()
