@@ -27,7 +27,24 @@ R = TypeVar("R")
 
 
 def text_frame(payload: bytes) -> bytes:
-    """A server's unmasked, final WebSocket text frame carrying ``payload`` (RFC 6455 5.2)."""
+    """A server's unmasked, final WebSocket text frame carrying ``payload`` (RFC 6455 5.2).
+
+    A change's frame goes to many connections in a row: the last payload's frame is kept
+    and given again for the same payload object, so it is framed once.
+    """
+    last = _last_frame
+    if last[0] is payload:
+        return last[1]
+    frame = _frame(payload)
+    last[0], last[1] = payload, frame
+    return frame
+
+
+#: The last payload framed and its frame (held, so its identity cannot be reused meanwhile).
+_last_frame: list[bytes] = [b"", b"\x81\x00"]
+
+
+def _frame(payload: bytes) -> bytes:
     size = len(payload)
     if size < 126:
         return bytes((0x81, size)) + payload

@@ -457,6 +457,9 @@ class LiveRoom:
             new_docs = self.room.docs(self.viewers)
             all_ops = patches(self._docs, new_docs)
         self._docs = new_docs
+        # One encoding per payload: the viewers whose operations are the same (every seat
+        # that neither moved nor got or lost the turn, and the spectators) share one frame.
+        encoded: list[tuple[list[Op], bytes]] = []
         for viewer, conns in self.viewers.items():
             new_doc = new_docs[viewer]
             ops = all_ops[viewer]
@@ -465,7 +468,12 @@ class LiveRoom:
             base = {"type": "patch", "from": old_version, "to": new_version, "ops": ops}
             if lines:
                 base["log"] = lines
-            frame = dumps(base)
+            frame = None
+            if ops is not None:
+                frame = next((f for known, f in encoded if known is ops or known == ops), None)
+                if frame is None:
+                    frame = dumps(base)
+                    encoded.append((ops, frame))
             for conn in conns:
                 if ops is None or conn.version != old_version:
                     self.send_snapshot(conn, new_doc)
@@ -474,6 +482,7 @@ class LiveRoom:
                 if conn is actor and seq is not None:
                     conn.send(dumps({**base, "seq": seq}))
                 else:
+                    assert frame is not None
                     conn.send(frame)
 
     # --- reacting: bots, timers, next hand, listing -------------------------------------

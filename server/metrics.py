@@ -3,19 +3,129 @@
 Each :class:`Metrics` has its own registry, so several servers in one process (tests) never
 share counters. Label values are bounded sets (roles, phases, error codes, store
 operations): never room codes or names.
+
+Counters and histograms are plain numbers (:class:`PlainCounter`, :class:`PlainHistogram`)
+turned into Prometheus samples when scraped: ``prometheus_client``'s own take a lock per
+change, and a move changes four of them (about 5% of a move's CPU, docs/performance.md).
+Only the event loop's thread changes them.
 """
 
 from __future__ import annotations
 
+import bisect
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class _CounterChild:
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+    def inc(self, amount: float = 1.0) -> None:
+        self.value += amount
+
+
+class _HistogramChild:
+    __slots__ = ("bounds", "counts", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds
+        #: Observations per bucket (not cumulative), the last one above every bound.
+        self.counts = [0] * (len(bounds) + 1)
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect.bisect_left(self.bounds, value)] += 1
+        self.sum += value
+
+
+class _Family:
+    """A metric's name, help, label names and its children by label values."""
+
+    def __init__(self, name: str, documentation: str, labelnames: Sequence[str]) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.labelnames = tuple(labelnames)
+        self.children: dict[tuple[str, ...], Any] = {}
+
+
+class PlainCounter(_Family):
+    """A counter (``name_total``), with or without labels."""
+
+    def labels(self, *values: str) -> _CounterChild:
+        child = self.children.get(values)
+        if child is None:
+            child = self.children[values] = _CounterChild()
+        return child
+
+    def inc(self, amount: float = 1.0) -> None:
+        self.labels().inc(amount)
+
+    def family(self) -> CounterMetricFamily:
+        out = CounterMetricFamily(self.name, self.documentation, labels=self.labelnames)
+        if not self.labelnames and not self.children:
+            out.add_metric([], 0.0)
+        for values, child in self.children.items():
+            out.add_metric(list(values), child.value)
+        return out
+
+
+class PlainHistogram(_Family):
+    """A histogram with fixed bucket bounds, with or without labels."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: Sequence[str] = (),
+        buckets: Sequence[float] = LATENCY_BUCKETS,
+    ) -> None:
+        super().__init__(name, documentation, labelnames)
+        self.bounds = tuple(sorted(float(b) for b in buckets))
+
+    def labels(self, *values: str) -> _HistogramChild:
+        child = self.children.get(values)
+        if child is None:
+            child = self.children[values] = _HistogramChild(self.bounds)
+        return child
+
+    def observe(self, value: float) -> None:
+        self.labels().observe(value)
+
+    def family(self) -> HistogramMetricFamily:
+        out = HistogramMetricFamily(self.name, self.documentation, labels=self.labelnames)
+        children = self.children or (
+            {(): _HistogramChild(self.bounds)} if not self.labelnames else {}
+        )
+        for values, child in children.items():
+            buckets: list[tuple[str, float]] = []
+            total = 0
+            for bound, n in zip((*self.bounds, float("inf")), child.counts, strict=True):
+                total += n
+                buckets.append(("+Inf" if bound == float("inf") else repr(bound), total))
+            out.add_metric(list(values), buckets, child.sum)
+        return out
+
+
+class _Plain(Collector):
+    """The plain counters and histograms, as Prometheus samples at scrape time."""
+
+    def __init__(self, families: list[_Family]) -> None:
+        self.families = families
+
+    def collect(self) -> Iterator[CounterMetricFamily | HistogramMetricFamily]:
+        for family in self.families:
+            assert isinstance(family, PlainCounter | PlainHistogram)
+            yield family.family()
 
 
 class Metrics:
@@ -23,85 +133,67 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        r = self.registry
-        self.actions = Counter(
-            "kc_actions",
-            "Game actions received, by outcome and error code",
-            ["outcome", "code"],
-            registry=r,
+        self.actions = PlainCounter(
+            "kc_actions", "Game actions received, by outcome and error code", ["outcome", "code"]
         )
-        self.act_latency = Histogram(
-            "kc_act_to_patch_seconds",
-            "From receiving an action to queueing the resulting patch",
-            buckets=LATENCY_BUCKETS,
-            registry=r,
+        self.act_latency = PlainHistogram(
+            "kc_act_to_patch_seconds", "From receiving an action to queueing the resulting patch"
         )
-        self.bot_decision = Histogram(
-            "kc_bot_decision_seconds",
-            "Time a bot took to choose an action, by level",
-            ["level"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
+        self.bot_decision = PlainHistogram(
+            "kc_bot_decision_seconds", "Time a bot took to choose an action, by level", ["level"]
         )
-        self.store_latency = Histogram(
-            "kc_store_operation_seconds",
-            "Store operation latency, by operation",
-            ["operation"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
+        self.store_latency = PlainHistogram(
+            "kc_store_operation_seconds", "Store operation latency, by operation", ["operation"]
         )
-        self.store_errors = Counter(
-            "kc_store_errors",
-            "Store operations that failed, by operation",
-            ["operation"],
-            registry=r,
+        self.store_errors = PlainCounter(
+            "kc_store_errors", "Store operations that failed, by operation", ["operation"]
         )
-        self.queue_wait = Histogram(
+        self.queue_wait = PlainHistogram(
             "kc_matchmaking_wait_seconds",
             "Time from quick play to a seat at a table",
             buckets=(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120),
-            registry=r,
         )
-        #: Frames and their bytes handed to clients' connections; plain integers, because
-        #: they change once per frame per connection (exported by the live collector).
+        #: Frames and their bytes handed to clients' connections (exported by the live
+        #: collector).
         self.frames_out = 0
         self.bytes_out = 0
-        self.dropped = Counter(
-            "kc_dropped_slow_clients", "Connections closed for falling behind", registry=r
+        self.dropped = PlainCounter(
+            "kc_dropped_slow_clients", "Connections closed for falling behind", []
         )
-        self.messages = Counter(
-            "kc_messages", "Client messages received, by type", ["type"], registry=r
+        self.messages = PlainCounter("kc_messages", "Client messages received, by type", ["type"])
+        self.failed_joins = PlainCounter(
+            "kc_failed_joins", "Joins refused as room_not_found or bad_token, by code", ["code"]
         )
-        self.failed_joins = Counter(
-            "kc_failed_joins",
-            "Joins refused as room_not_found or bad_token, by code",
-            ["code"],
-            registry=r,
-        )
-        self.join_limited = Counter(
+        self.join_limited = PlainCounter(
             "kc_join_limited",
             "Connections closed for too many failed joins, by limit (connection or address)",
             ["limit"],
-            registry=r,
         )
-        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
+        self.registry.register(
+            _Plain(
+                [
+                    self.actions,
+                    self.act_latency,
+                    self.bot_decision,
+                    self.store_latency,
+                    self.store_errors,
+                    self.queue_wait,
+                    self.dropped,
+                    self.messages,
+                    self.failed_joins,
+                    self.join_limited,
+                ]
+            )
+        )
 
     def sent(self, frame: bytes) -> None:
         """Count one frame handed to a connection."""
         self.frames_out += 1
         self.bytes_out += len(frame)
 
-    def count(self, counter: Counter, *labels: str) -> None:
+    def count(self, counter: PlainCounter, *labels: str) -> None:
         """Add one to ``counter`` under ``labels``."""
-        self._child(counter, labels).inc()
-
-    def _child(self, metric: Counter | Histogram, labels: tuple[str, ...]) -> Any:
-        """The labelled child of ``metric``, made once (``labels()`` costs a lock each call)."""
-        key = (id(metric), labels)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = metric.labels(*labels)
-        return child
+        counter.labels(*labels).inc()
 
     def watch(
         self,
@@ -118,7 +210,7 @@ class Metrics:
         return generate_latest(self.registry)
 
     def observe_store(self, operation: str, seconds: float) -> None:
-        self._child(self.store_latency, (operation,)).observe(seconds)
+        self.store_latency.labels(operation).observe(seconds)
 
     def time_store(self, operation: str) -> _StoreTimer:
         return _StoreTimer(self, operation)

@@ -9,11 +9,16 @@ import random
 from typing import Any
 
 import jsonpatch
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.engine import Match, Options, legal_actions, new_match, public_view, seat_view
+from server.app import GameServer
+from server.connection import Connection
 from server.fanout import after_move, patches
+
+from .conftest import ClientFactory
 
 
 def docs(match: Match, info: dict[str, Any]) -> dict[int | None, dict[str, Any]]:
@@ -105,3 +110,45 @@ def test_a_viewer_without_an_old_document_is_diffed_instead() -> None:
     old = docs(match, {})
     del old[1]
     assert after_move(old, [None, 0, 1], match, after) is None
+
+
+async def test_one_change_is_encoded_once_per_distinct_payload(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seats whose operations are the same and the spectators get one bytes object."""
+    sent: list[tuple[Connection[Any], bytes]] = []
+    original = Connection.send
+
+    def send(self: Connection[Any], frame: bytes) -> None:
+        sent.append((self, frame))
+        original(self, frame)
+
+    monkeypatch.setattr(Connection, "send", send)
+    people = [await client(name) for name in ("Ana", "Bea", "Cy", "Dee")]
+    code = await people[0].create(seats=4, target=500)
+    for person in people[1:]:
+        await person.join(code)
+        await person.ready()
+    watchers = [await client(f"Watcher{i}") for i in range(2)]
+    for watcher in watchers:
+        await watcher.join(code, spectate=True)
+    await people[0].start()
+    for person in people:
+        await person.until(lambda c: c.game is not None)
+    assert people[0].game is not None
+    mover = next(p for p in people if p.seat == people[0].game["turn"])
+    await mover.until(lambda c: c.my_turn)
+    assert mover.game is not None
+    play = next(a for a in mover.game["legal"] if ">" in a)  # a card onto a pile: turn goes on
+    sent.clear()
+    await mover.act(play)
+    for person in [*people, *watchers]:
+        await person.until(lambda c, v=mover.version: c.version == v)
+    patches_sent = [(conn, frame) for conn, frame in sent if frame.startswith(b'{"type":"patch"')]
+    assert len(patches_sent) == 6  # four seats, two spectators
+    distinct = {id(frame) for _, frame in patches_sent}
+    # The mover's own (with its seq and its hand), and one shared by the other three seats
+    # and both spectators.
+    assert len(distinct) == 2
+    others = [frame for conn, frame in patches_sent if conn.seat != mover.seat]
+    assert all(frame is others[0] for frame in others)

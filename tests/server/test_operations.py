@@ -306,3 +306,34 @@ async def test_every_http_answer_names_one_charset() -> None:
             assert kind.count("charset=") == 1, (path, kind)
     finally:
         await game.shutdown()
+
+
+def test_plain_metrics_render_as_prometheus_samples() -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from server.metrics import Metrics
+
+    metrics = Metrics()
+    for seconds in (0.0005, 0.0006, 3.0):  # on a bound counts in it ("le"); past the last: +Inf
+        metrics.act_latency.observe(seconds)
+    metrics.count(metrics.actions, "refused", "bad_phase")
+    metrics.count(metrics.actions, "refused", "bad_phase")
+    metrics.dropped.inc()
+    families = {f.name: f for f in text_string_to_metric_families(metrics.render().decode())}
+    buckets = {
+        s.labels["le"]: s.value
+        for s in families["kc_act_to_patch_seconds"].samples
+        if s.name.endswith("_bucket")
+    }
+    assert buckets["0.0005"] == 1 and buckets["0.001"] == 2 and buckets["2.5"] == 2
+    assert buckets["+Inf"] == 3
+    assert sample(metrics.render().decode(), "kc_act_to_patch_seconds_sum") == 3.0011
+    assert (
+        metrics.registry.get_sample_value(
+            "kc_actions_total", {"outcome": "refused", "code": "bad_phase"}
+        )
+        == 2
+    )
+    assert metrics.registry.get_sample_value("kc_dropped_slow_clients_total") == 1
+    # A histogram nobody observed yet is still exported (dashboards see zeros, not gaps).
+    assert metrics.registry.get_sample_value("kc_matchmaking_wait_seconds_count") == 0

@@ -14,3 +14,14 @@ def test_a_text_frame_is_byte_for_byte_what_websockets_writes(size: int) -> None
     assert len(payload) == size
     expected = Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[])
     assert text_frame(payload) == expected
+
+
+def test_one_payload_sent_to_many_is_framed_once_and_equal_payloads_are_not_confused() -> None:
+    payload = b'{"type":"patch"}'
+    first = text_frame(payload)
+    assert text_frame(payload) is first  # the same object again: framed once
+    other = b'{"type":"patch","x":1}'
+    assert text_frame(other) == Frame(Opcode.TEXT, other).serialize(mask=False, extensions=[])
+    copy = bytes(bytearray(payload))  # equal, not the same object: framed afresh, same bytes
+    assert text_frame(copy) == first
+    assert text_frame(b"") == b"\x81\x00"
