@@ -134,15 +134,48 @@ def _start_workers(urls: Sequence[str], shape: LoadShape) -> list[Worker]:
     return workers
 
 
+def redis_counters(url: str) -> dict[str, int]:
+    """Commands Redis ran, by command and in all, and the bytes it read and wrote."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        stats = client.info("stats")
+        commands = client.info("commandstats")
+    finally:
+        client.close()
+    out = {
+        "commands": int(stats["total_commands_processed"]),
+        "bytes_in": int(stats["total_net_input_bytes"]),
+        "bytes_out": int(stats["total_net_output_bytes"]),
+    }
+    for name, figures in commands.items():
+        out[name.removeprefix("cmdstat_")] = int(figures["calls"])
+    return out
+
+
+def per_move(before: dict[str, int], after: dict[str, int], moves: int) -> dict[str, float]:
+    """What Redis did per acknowledged move in a window (commands that ran in it only)."""
+    out: dict[str, float] = {}
+    for key, value in after.items():
+        spent = value - before.get(key, 0)
+        if spent and moves:
+            out[key] = round(spent / moves, 2)
+    return out
+
+
 def drive(
     urls: Sequence[str],
     server_pids: Sequence[int],
     shape: LoadShape,
     others: dict[str, int] | None = None,
+    redis_url: str | None = None,
 ) -> dict[str, Any]:
     """Run the load generator against ``urls`` and summarise one measurement window.
 
-    ``others`` names more processes whose CPU and memory to report (e.g. Redis).
+    ``others`` names more processes whose CPU and memory to report (e.g. Redis). With
+    ``redis_url``, what that Redis did per move in the window is reported too (meaningful
+    when nothing else uses that Redis meanwhile).
     """
     others = {k: v for k, v in (others or {}).items() if Path(f"/proc/{v}/stat").exists()}
     overflows = listen_overflows()
@@ -154,12 +187,14 @@ def drive(
         time.sleep(shape.warmup)
         pids = [*server_pids, *(w.proc.pid for w in workers), *others.values()]
         before = {pid: proc_sample(pid) for pid in pids}
+        redis_before = redis_counters(redis_url) if redis_url else {}
         for worker in workers:
             worker.tell("go")
         time.sleep(shape.seconds)
         for worker in workers:
             worker.tell("stop")
         after = {pid: proc_sample(pid) for pid in pids}
+        redis_after = redis_counters(redis_url) if redis_url else {}
         results = [w.line()["result"] for w in workers]
         for worker in workers:
             worker.proc.wait(60)
@@ -176,6 +211,9 @@ def drive(
     for name, pid in others.items():
         summary[name] = _cpu_mem([pid], before, after)
     summary["codes"] = [code for r in results for code in r["codes"]]
+    if redis_url:
+        moves = sum(r["moves"] for r in results)
+        summary["redis_per_move"] = per_move(redis_before, redis_after, moves)
     cpu = summary["server"]["cpu_pct"]
     summary["moves_per_server_cpu_s"] = (
         round(summary["moves_per_s"] / cpu * 100, 1) if cpu else None
@@ -313,7 +351,7 @@ def run_ours(
             servers.append(server)
             pids.append(_server_pid(server, bool(wrapper)))
         others = {"redis": redis_pid(redis_url)} if redis_url else {}
-        summary = drive([s.url for s in servers], pids, shape, others)
+        summary = drive([s.url for s in servers], pids, shape, others, redis_url)
     finally:
         for server, pid in zip(servers, pids, strict=False):
             server.stop(target=pid if wrapper else None)
@@ -372,6 +410,9 @@ def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
             for kind in ("seat", "spectator")
         },
     }
+    keys = sorted({key for run in runs for key in run.get("redis_per_move", {})})
+    if keys:
+        out["redis_per_move"] = {key: median_of(runs, "redis_per_move", key) for key in keys}
     return out
 
 

@@ -112,6 +112,9 @@ def test_scaleout_compares_one_and_two_processes_over_redis(
     assert set(record["results"]) == {"memory", "redis_1", "redis_2_sticky"}
     assert all(r[0]["moves"] > 0 for r in record["runs"].values())
     assert record["ratio_two_to_one"] is not None
+    # What Redis did per move (the smoke run shares its Redis with the suite: only present).
+    assert record["results"]["redis_1"]["redis_per_move"]["evalsha"] > 0
+    assert "redis_per_move" not in record["results"]["memory"]
 
 
 def test_deflate_sizes_patches_and_snapshots_both_ways(
