@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from clients.net import GameClient
-from protocol.bots import Memory
 from protocol.engine import Action, new_match, seat_view
 from server import bot_pool
 from server.app import GameServer
@@ -23,16 +22,7 @@ from server.bot_pool import NICE, BotPool, BotSeat
 
 from .conftest import ClientFactory
 from .test_unattended import leave, until_a_bot_acted
-
-
-def where(
-    level: str, seed: str, memory: Memory | None, view: Mapping[str, Any], **_: Any
-) -> tuple[Any, Memory | None]:
-    """Stands in for a decision: the worker's scheduling class and niceness."""
-    return (
-        os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else None,
-        os.nice(0),
-    ), memory
+from .worker_jobs import where
 
 
 @pytest.fixture
