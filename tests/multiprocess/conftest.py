@@ -37,6 +37,8 @@ class ServerProcess:
             "KC_LEASE": "1",
             "KC_RATE": "10000",
             "KC_BURST": "10000",
+            # Niced, not idle-class: beside busy processes idle-class bots barely run.
+            "KC_BOT_IDLE_CLASS": "0",
             **{"KC_" + k.upper(): v for k, v in settings.items()},
         }
         self.proc: asyncio.subprocess.Process | None = None
