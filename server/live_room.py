@@ -21,7 +21,14 @@ from typing import Any, TypeAlias
 from protocol.codec import dumps
 from protocol.diff import Op
 from protocol.engine import Action, Match, seat_view
-from protocol.errors import ClientError, Conflict, KingsCornerError, RoomNotFound, UpgradeNeeded
+from protocol.errors import (
+    ClientError,
+    Conflict,
+    KingsCornerError,
+    RoomNotFound,
+    StoreUnavailable,
+    UpgradeNeeded,
+)
 
 from .bots import BotRunner
 from .config import Settings
@@ -37,6 +44,9 @@ log = logging.getLogger(__name__)
 Decide = Callable[[Room], list[Event]]
 Viewer = int | None
 _RETRIES = 8
+#: Pauses between looks at the store for an append whose answer was lost (1.75 s in all:
+#: a Redis restarting cleanly is back within it; the room waits meanwhile).
+_LOOK_AGAIN = (0.05, 0.2, 0.5, 1.0)
 #: Seconds a room with no viewer here trusts the store's answer about viewers elsewhere.
 WATCH_CHECK = 1.0
 #: The share of ``bot_delay`` and ``hand_pause`` a room waits, by its ``pace`` option: fast
@@ -228,6 +238,18 @@ class LiveRoom:
                     # another history: catching up folds in the first and reloads the second.
                     await self._catch_up_locked()
                     continue
+                except StoreUnavailable:
+                    # The store may have carried out the append and lost only its answer
+                    # (it stopped just then): look before refusing.
+                    found = await self._look_for(expected, events)
+                    if found == "absent":
+                        continue  # not stored, and the store answers again: try again
+                    if found == "other":
+                        await self._catch_up_locked()
+                        continue
+                    if found != "ours":
+                        raise
+                    version = expected + len(events)
                 finishing = self.room.phase != "finished"
                 if not await self._apply_safely(events, actor, seq):
                     break
@@ -250,6 +272,27 @@ class LiveRoom:
             else:
                 raise Conflict()
         self.after_change()
+
+    async def _look_for(self, expected: int, events: list[Event]) -> str | None:
+        """After an append that got no answer: are ``events`` stored right after version
+        ``expected`` (``"ours"``), is nothing there (``"absent"``), or something else
+        (``"other"``)? None when the store cannot tell, after asking a few times while it
+        comes back (:data:`_LOOK_AGAIN`)."""
+        for pause in _LOOK_AGAIN:
+            try:
+                stored = await self.context.store.read(self.code, after=expected)
+            except StoreUnavailable:
+                await asyncio.sleep(pause)
+                continue
+            except RoomNotFound:
+                return None
+            if not stored:
+                return "absent"
+            mine = (
+                len(stored) >= len(events) and stored[len(events) - 1].get("h") == events[-1]["h"]
+            )
+            return "ours" if mine else "other"
+        return None
 
     async def catch_up(self) -> None:
         """Fold in events another process stored, then react to them.
