@@ -12,7 +12,7 @@ if [ -z "${REDIS_URL:-}" ] && ! redis_up; then
     trap 'kill "$redis_pid" 2>/dev/null || true' EXIT
     for _ in $(seq 50); do redis_up && break; sleep 0.1; done
 fi
-ruff format --check protocol server clients tests benchmarks
-ruff check protocol server clients tests benchmarks
+ruff format --check kings_corner protocol server clients tests benchmarks
+ruff check kings_corner protocol server clients tests benchmarks
 mypy
 python -m pytest "$@"

@@ -2,7 +2,7 @@
 
 Layers, each importing only those below it (``tests/server/test_layers.py`` checks):
 
-- entry: :mod:`server.__main__` (the command line);
+- entry: :mod:`server.__main__` (the server's command line; ``kings-corner`` is above it);
 - wiring: this module;
 - the front: :mod:`server.sockets` with :mod:`server.commands` (WebSocket messages) and
   :mod:`server.routes` (HTTP: health, metrics, :mod:`server.api`, :mod:`server.admin`,

@@ -14,7 +14,7 @@ without containers:
 - ``KC_TRUSTED_PROXIES`` must cover the compose network (Docker's default address pools,
   where nginx's address comes from there); natively nginx connects from ``127.0.0.1``,
   which is added to the list;
-- the image's ``python`` and ``kings-corner`` are this interpreter and ``python -m server``
+- the image's ``python`` and ``kings-corner`` are this interpreter and ``python -m kings_corner``
   (the console script's target, from pyproject.toml); ``redis-server``, ``redis-cli``,
   nginx and ``wget`` are this machine's;
 - files and volumes are in a temporary directory.
@@ -437,7 +437,7 @@ def _container_port(service: dict[str, Any], default: int) -> int:
 
 
 def _script_module(name: str) -> str:
-    """The module a console script of pyproject.toml runs (``kings-corner`` -> ``server``)."""
+    """The module a console script of pyproject.toml runs (``kings-corner`` -> ``kings_corner``)."""
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     target = scripts.get(name)
     if target is None:

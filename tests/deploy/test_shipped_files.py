@@ -198,7 +198,16 @@ def test_the_plan_runs_the_compose_settings_natively(tmp_path: Path) -> None:
     ]
     assert redis.health == ["redis-cli", "-h", "127.0.0.1", "-p", "7001", "ping"]
     server = made.services["server-2"]
-    assert server.argv == ["PY", "-m", "server", "serve", "--host", "127.0.0.1", "--port", "7003"]
+    assert server.argv == [
+        "PY",
+        "-m",
+        "kings_corner",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "7003",
+    ]
     assert server.env["REDIS_URL"] == "redis://127.0.0.1:7001/0"
     assert server.env["KC_PROCESS_ID"] == "server-2"
     assert server.env["KC_TRUSTED_PROXIES"].split(",") == [
