@@ -214,6 +214,10 @@ def drive(
     if redis_url:
         moves = sum(r["moves"] for r in results)
         summary["redis_per_move"] = per_move(redis_before, redis_after, moves)
+        if "redis" in summary and moves:
+            # CPU time, so it holds on a busy machine too (percent of a core over the window).
+            spent = summary["redis"]["cpu_pct"] / 100 * shape.seconds
+            summary["redis_per_move"]["cpu_us"] = round(spent / moves * 1e6, 1)
     cpu = summary["server"]["cpu_pct"]
     summary["moves_per_server_cpu_s"] = (
         round(summary["moves_per_s"] / cpu * 100, 1) if cpu else None
