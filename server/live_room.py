@@ -26,6 +26,7 @@ from protocol.errors import (
     Conflict,
     KingsCornerError,
     RoomNotFound,
+    StoreFull,
     StoreUnavailable,
     UpgradeNeeded,
 )
@@ -238,7 +239,9 @@ class LiveRoom:
                     # another history: catching up folds in the first and reloads the second.
                     await self._catch_up_locked()
                     continue
-                except StoreUnavailable:
+                except StoreUnavailable as exc:
+                    if isinstance(exc, StoreFull):
+                        raise  # a clear refusal: nothing was written
                     # The store may have carried out the append and lost only its answer
                     # (it stopped just then): look before refusing.
                     found = await self._look_for(expected, events)

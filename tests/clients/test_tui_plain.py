@@ -23,7 +23,7 @@ def command(url: str, tmp_path: Path, *extra: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "server",
+        "kings_corner",
         "play",
         "--url",
         url,
