@@ -115,13 +115,9 @@ COMMANDS: dict[str, tuple[Callable[[Sequence[str]], int], str]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in COMMANDS:
-        lines = [f"  {name:7} {help_}" for name, (_, help_) in COMMANDS.items()]
-        print("usage: kings-corner COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
-        return 0 if args and args[0] in ("-h", "--help") else 2
-    command, _ = COMMANDS[args[0]]
-    return command(args[1:])
+    from server.__main__ import dispatch
+
+    return dispatch("kings-corner", COMMANDS, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

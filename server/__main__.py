@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 def serve(argv: Sequence[str]) -> int:
@@ -37,14 +37,22 @@ COMMANDS = {
 }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in COMMANDS:
-        lines = [f"  {name:7} {help_}" for name, (_, help_) in COMMANDS.items()]
-        print("usage: python -m server COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
+Command = Callable[[Sequence[str]], int]
+
+
+def dispatch(prog: str, commands: Mapping[str, tuple[Command, str]], argv: Sequence[str]) -> int:
+    """Run the command ``argv`` names with the rest of it, or print the usage of ``prog``."""
+    args = list(argv)
+    if not args or args[0] not in commands:
+        lines = [f"  {name:7} {help_}" for name, (_, help_) in commands.items()]
+        print(f"usage: {prog} COMMAND [options]\n\ncommands:\n" + "\n".join(lines))
         return 0 if args and args[0] in ("-h", "--help") else 2
-    command, _ = COMMANDS[args[0]]
+    command, _ = commands[args[0]]
     return command(args[1:])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return dispatch("python -m server", COMMANDS, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

@@ -48,29 +48,19 @@ async def _events(server: GameServer, code: str) -> list[dict[str, Any]]:
     return await server.store.read(code)
 
 
-async def test_an_append_that_was_stored_is_acknowledged_once(
-    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("stored", [True, False], ids=["stored", "not_stored"])
+async def test_an_append_whose_answer_was_lost_is_acknowledged_once(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch, stored: bool
 ) -> None:
+    """Stored: found in the log and acknowledged. Not stored: tried again once the store
+    answers. Either way the action is in the log exactly once."""
     ana = await _table(client)
     before = len(await _events(server, ana.room))
-    failed = _failing(server, monkeypatch, store_it=True)
+    failed = _failing(server, monkeypatch, store_it=stored)
     answer = await ana.act("end")
     assert failed and answer["type"] == "patch", answer
-    stored = await _events(server, ana.room)
-    assert [e.get("a") for e in stored[before:] if e.get("seat") == ana.seat] == ["end"]
-    assert answer["to"] == before + 1
-
-
-async def test_an_append_that_was_not_stored_is_tried_again_when_the_store_answers(
-    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ana = await _table(client)
-    before = len(await _events(server, ana.room))
-    failed = _failing(server, monkeypatch, store_it=False)
-    answer = await ana.act("end")
-    assert failed and answer["type"] == "patch", answer
-    stored = await _events(server, ana.room)
-    assert [e.get("a") for e in stored[before:] if e.get("seat") == ana.seat] == ["end"]
+    events = await _events(server, ana.room)
+    assert [e.get("a") for e in events[before:] if e.get("seat") == ana.seat] == ["end"]
     assert answer["to"] == before + 1
 
 
