@@ -134,7 +134,9 @@ async def test_the_driver_asks_urgently_only_while_a_person_plays_and_watches(
         await watcher.join(code, spectate=True)
         # Bounded, not timed: the idle workers' turns come as the machine allows.
         deadline = asyncio.get_running_loop().time() + 60
-        while len([a for a in asked if not a]) < 3:
+        # Three idle turns in a row (on Redis, Bea's presence may outlive her leave for a
+        # moment, and one turn then still counts as watched by a person).
+        while len(asked) < 3 or any(asked[-3:]):
             assert asyncio.get_running_loop().time() < deadline, asked
             await asyncio.sleep(0.05)
     finally:

@@ -90,7 +90,8 @@ async def test_a_whole_match_sends_only_events_and_every_frame_fits_the_schema(
     client: ClientFactory, recorder: Recorder
 ) -> None:
     ana, ben = await client("Ana"), await client("Ben")
-    code = await ana.create(seats=3, target=3, bots=[None, None, "heuristic"])
+    # Several hands: a first hand can end before anyone ends a turn (no drew, no ended).
+    code = await ana.create(seats=3, target=12, bots=[None, None, "heuristic"])
     await ben.join(code)
     watcher = await client("Cai")
     await watcher.join(code, spectate=True)
