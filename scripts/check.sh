@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Every check in one command: format, lint, strict types, then the whole test suite.
+# Every check in one command: format, lint, strict types, then the whole test suite, the
+# Redis Cluster, Sentinel and deployment tests included (KC_TOPOLOGY_TESTS=0 leaves them out),
+# in KC_TEST_WORKERS (3) processes: most tests wait on sockets, so three share two cores well.
 # Extra arguments go to pytest. Uses .venv when it exists. When no REDIS_URL is given and
 # nothing listens on 127.0.0.1:6379, a redis-server is started for the run and stopped after.
 set -euo pipefail
@@ -15,4 +17,5 @@ fi
 ruff format --check kings_corner protocol server clients tests benchmarks
 ruff check kings_corner protocol server clients tests benchmarks
 mypy
-python -m pytest "$@"
+export KC_TOPOLOGY_TESTS="${KC_TOPOLOGY_TESTS:-1}"
+python -m pytest -n "${KC_TEST_WORKERS:-3}" --dist worksteal "$@"

@@ -13,7 +13,7 @@ import pytest
 #: Long variants (marked ``long``) run only with KC_LONG_TESTS=1; their short variants always run.
 LONG = os.environ.get("KC_LONG_TESTS") == "1"
 #: Tests that start Redis Cluster, Sentinel or the whole deployment (marked ``topology``) run
-#: only with KC_TOPOLOGY_TESTS=1 (``.ci/run`` sets it in a step of its own).
+#: only with KC_TOPOLOGY_TESTS=1 (``scripts/check.sh`` sets it unless told otherwise).
 TOPOLOGY = os.environ.get("KC_TOPOLOGY_TESTS") == "1"
 #: Each opt-in marker and whether its tests run.
 GATES = {"long": LONG, "topology": TOPOLOGY}

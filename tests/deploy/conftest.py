@@ -1,7 +1,7 @@
 """The compose deployment started natively (see topology.py), for tests marked ``topology``.
 
-Like tests/topologies, these run only when ``KC_TOPOLOGY_TESTS=1`` (``.ci/run`` sets it in
-a step of its own); otherwise they are *deselected* at collection, not skipped. With the
+Like tests/topologies, these run only when ``KC_TOPOLOGY_TESTS=1`` (``scripts/check.sh``
+sets it); otherwise they are *deselected* at collection, not skipped. With the
 variable set, a missing nginx or redis-server is a failure, not a skip.
 """
 

@@ -1,7 +1,7 @@
 """Tests against larger Redis topologies the tests start themselves: Cluster and Sentinel.
 
 They take a while (each topology is several ``redis-server`` processes), so they run only
-when ``KC_TOPOLOGY_TESTS=1`` (``.ci/run`` sets it in a step of its own). Otherwise they are
+when ``KC_TOPOLOGY_TESTS=1`` (``scripts/check.sh`` sets it). Otherwise they are
 *deselected* at collection, not skipped: pytest reports them as deselected, and no
 ``skipped`` line stands for work that was never meant to run. Only tests marked
 ``topology`` are affected.

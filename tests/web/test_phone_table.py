@@ -269,7 +269,9 @@ def test_one_tap_from_the_lobby_deals_a_table_against_bots(pages: Pages, shot: S
     assert frame["options"]["bots"] == [None, "hard", "hard", "hard"]
     assert frame["options"]["pace"] == "normal" and frame["options"]["public"] is False
     room: dict[str, Any] = page.evaluate(ROOM_OPTIONS)
-    assert room["options"]["pace"] == "normal" and room["phase"] == "playing"
+    # Dealt at once. The dealer is drawn at random, so bots may move first, and a bot that
+    # fits its whole hand in its first turn ends the hand before the person's first turn.
+    assert room["options"]["pace"] == "normal" and room["phase"] in ("playing", "hand_over")
     assert [seat["level"] for seat in room["seats"][1:]] == ["hard", "hard", "hard"]
     no_flights(page)
     shot(page, "one-tap-table-375x667")

@@ -93,14 +93,8 @@ def test_turn_countdown_away_and_back_and_store_banner(pages: Pages) -> None:
     expect(ana.locator("#wait-options")).to_have_text(
         "target 100 · draw at the end · 2 s per turn · public"
     )
-    ana.click("#start-go")
-
-    # Ana's turn counts down from 2 seconds on her own plate.
-    clock = ana.locator("#me-plate .clock")
-    expect(clock).to_have_text(re.compile(r"^0:0[12]$"))
-    expect(clock).to_have_attribute("role", "timer")
-    expect(clock).to_have_text("0:01")
-    # Meanwhile the server's store goes down, then comes back: a banner in between.
+    # Before the start (the turns' 2 s would run out while a busy machine switches languages),
+    # the server's store goes down, then comes back: a banner in between.
     [ws_routes] = routes
     banner = ana.locator("#store-banner")
     expect(banner).to_be_hidden()
@@ -116,6 +110,13 @@ def test_turn_countdown_away_and_back_and_store_banner(pages: Pages) -> None:
     choose_language(ana, "en")
     ws_routes[-1].send(json.dumps({"type": "status", "store": "up"}))
     expect(banner).to_be_hidden()
+    ana.click("#start-go")
+
+    # Ana's turn counts down from 2 seconds on her own plate.
+    clock = ana.locator("#me-plate .clock")
+    expect(clock).to_have_text(re.compile(r"^0:0[12]$"))
+    expect(clock).to_have_attribute("role", "timer")
+    expect(clock).to_have_text("0:01")
 
     # Two turns run out in a row: a bot covers her seat, and the page says so.
     away = ana.locator("#away-bar")
