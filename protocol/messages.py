@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from protocol.options_table import DrawRule, Pace, option
+
 PROTOCOL_VERSION = 1
 SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION})
 
@@ -53,29 +55,40 @@ ActionModel = Annotated[PlayAction | MoveAction | EndTurnAction, Field(discrimin
 # --- room options ----------------------------------------------------------------------
 
 
+def _default(name: str) -> Any:
+    return option(name).default
+
+
+_SEATS, _TARGET, _TIMER = option("seats"), option("target"), option("turn_timer")
+
+
+# The options a person picks are declared in protocol/options_table.py, with their bounds
+# and defaults; the fields here type them.
 class RoomOptions(_Message):
     """Rules of the match (RULES.md variants) and how the room runs."""
 
-    seats: int = Field(default=4, ge=2, le=4)
-    target: int = Field(default=25, ge=1, le=500)
-    draw: Literal["end", "start"] = "end"
-    kings_first: bool = False
-    public: bool = False
+    seats: int = Field(default=_default("seats"), ge=_SEATS.low, le=_SEATS.high)
+    target: int = Field(default=_default("target"), ge=_TARGET.low, le=_TARGET.high)
+    draw: DrawRule = _default("draw")
+    kings_first: bool = _default("kings_first")
+    public: bool = _default("public")
     #: A bot level per seat index for seats that bots take from the start; null = human seat.
     bots: list[Level | None] = Field(default_factory=list, max_length=4)
     #: Seconds a seat has for its turn before a bot plays it; null = no timer.
-    turn_timer: float | None = Field(default=None, gt=0, le=3600)
+    turn_timer: float | None = Field(
+        default=_default("turn_timer"), gt=_TIMER.above, le=_TIMER.high
+    )
     #: Reproducible deals: a seed, and/or stacked decks (52 codes, index 0 = top) per hand.
     seed: str | None = Field(default=None, max_length=64)
     decks: list[list[CardCode]] | None = Field(default=None, max_length=32)
     dealer: int | None = Field(default=None, ge=0, le=3)
     #: A practice room: its matches change nobody's rating.
-    casual: bool = False
+    casual: bool = _default("casual")
     #: How fast the bots play: ``normal`` waits the server's ``bot_delay`` before each bot
     #: action and its ``hand_pause`` between hands; ``fast`` a quarter of each (regulars who
     #: still want to follow every move). A match nobody plays or watches any more is finished
     #: at once either way.
-    pace: Literal["normal", "fast"] = "normal"
+    pace: Pace = _default("pace")
 
 
 # --- client to server ------------------------------------------------------------------

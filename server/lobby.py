@@ -17,6 +17,7 @@ from protocol.codec import dumps
 from protocol.engine import Options, new_match
 from protocol.errors import BadOptions, RoomFull, RoomNotFound
 from protocol.messages import Level, RoomOptions
+from protocol.options_table import rule_values
 
 from .bots import BotRunner
 from .config import Settings
@@ -98,7 +99,7 @@ class Lobby:
     async def create(self, settings: RoomOptions, daily: dict[str, Any] | None = None) -> LiveRoom:
         """Store a new room with a fresh code and its bot seats (``daily``: see create_event)."""
         # Dealing once checks the stacked decks and the dealer with the engine's own rules.
-        options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
+        options = Options(**rule_values(settings))
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
         if len(settings.bots) > settings.seats:
             raise BadOptions("bots lists at most one level per seat.", reason="too_many_bots")

@@ -40,6 +40,7 @@ from protocol.errors import (
     UpgradeNeeded,
 )
 from protocol.messages import RoomOptions
+from protocol.options_table import room_values, rule_values
 
 from .store.base import Event, link
 
@@ -193,7 +194,7 @@ class Room:
     @property
     def options(self) -> Options:
         s = self.settings
-        return Options(seats=s.seats, target=s.target, draw=s.draw, kings_first=s.kings_first)
+        return Options(**rule_values(s))
 
     @property
     def unrated(self) -> str | None:
@@ -241,15 +242,7 @@ class Room:
             "phase": self.phase,
             "public": s.public,
             "locked": self.locked,
-            "options": {
-                "seats": s.seats,
-                "target": s.target,
-                "draw": s.draw,
-                "kings_first": s.kings_first,
-                "turn_timer": s.turn_timer,
-                "casual": s.casual,
-                "pace": s.pace,
-            },
+            "options": room_values(s),
             "seats": [seat.public() if seat else None for seat in self.seats],
             "host": self.host,
             "rematch": sorted(self.votes),
@@ -492,7 +485,7 @@ class Room:
                 raise BadOptions(
                     f"Seat {i + 1} is taken: it cannot be removed.", reason="seat_taken", seat=i
                 )
-        options = Options(settings.seats, settings.target, settings.draw, settings.kings_first)
+        options = Options(**rule_values(settings))
         new_match(options, seed="check", decks=settings.decks or (), dealer=settings.dealer)
         events: list[Event] = [{"e": "configure", **stored_options(settings)}]
         for i, level in enumerate(settings.bots[: settings.seats]):

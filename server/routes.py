@@ -18,6 +18,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.codec import dumps
+from protocol.options_table import OPTIONS
 
 from . import admin, api
 from .config import Settings
@@ -29,6 +30,11 @@ from .tasks import Tasks
 
 log = logging.getLogger(__name__)
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+#: The room options' declaration as the web client imports it (clients/web/options.js).
+ROOM_OPTIONS_JS = (
+    "// The room options, declared in protocol/options_table.py; served, never edited.\n"
+    f"export default {dumps([spec.public() for spec in OPTIONS]).decode()};\n"
+)
 #: Longest request path (with its query) served; longer ones get 404 without a look.
 _MAX_PATH = 1024
 #: Request headers read here that must come at most once (admin checks its own).
@@ -100,6 +106,8 @@ def static(path: str) -> Response:
     """A file of the web client (``/`` is ``index.html``), or 404."""
     if path == "/":
         path = "/index.html"
+    if path == "/room-options.js":
+        return response(HTTPStatus.OK, ROOM_OPTIONS_JS, "text/javascript")
     try:
         target = (WEB_ROOT / path.lstrip("/")).resolve()
         if WEB_ROOT in target.parents and target.is_file():

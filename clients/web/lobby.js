@@ -7,7 +7,14 @@ import { currentName, ensureName, send } from "./connection.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { renderMe } from "./me.js";
-import { levelOptions, optionsSummary } from "./options.js";
+import {
+  levelOptions,
+  optionNames,
+  optionsSummary,
+  readFields,
+  renderFields,
+  writeFields,
+} from "./options.js";
 import { BOTS, CREATE, DEFAULT_LEVEL, LAST, NAME, S, storage } from "./state.js";
 import { resume } from "./sync.js";
 import { reducedMotion } from "./motion.js";
@@ -96,7 +103,7 @@ function playBots() {
   renderPlay();
   const bots = [null];
   for (let i = 1; i < choice.seats; i += 1) bots.push(choice.level);
-  createRoom({ seats: choice.seats, target: 25, public: false, bots, pace: choice.pace });
+  createRoom({ seats: choice.seats, public: false, bots, pace: choice.pace });
 }
 
 function saveBotsChoice() {
@@ -220,39 +227,28 @@ function createRoom(options) {
   send({ type: "create", options, spectate: false });
 }
 
+// The "New room" form: every declared option but the bots (the seat pickers choose them).
+const COUNT = ["seats"];
+const FIELDS = optionNames(COUNT);
+// A room made in this form is listed unless its maker says otherwise.
+const FORM_DEFAULTS = { public: true };
+
 function formOptions() {
-  const seats = Number($("opt-seats").value);
+  const { seats } = readFields("opt", COUNT);
   const bots = [null];
   for (let i = 1; i < seats; i += 1) {
     const choice = S.seatChoices[i - 1];
     bots.push(choice === "open" ? null : choice);
   }
-  const target = Math.min(500, Math.max(1, Math.round(Number($("opt-target").value) || 25)));
-  const timer = $("opt-timer").value;
-  return {
-    seats,
-    target,
-    draw: $("opt-draw").value === "start" ? "start" : "end",
-    kings_first: $("opt-kings").checked,
-    public: $("opt-public").checked,
-    casual: $("opt-casual").checked,
-    pace: $("opt-pace").value === "fast" ? "fast" : "normal",
-    bots,
-    turn_timer: timer ? Number(timer) : null,
-  };
+  return { seats, ...readFields("opt", FIELDS), bots };
 }
 
+/** Build the form's fields and fill them with the choices of last time. */
 export function loadCreateForm() {
-  const saved = storage.get(localStorage, CREATE);
-  if (!saved) return;
-  if ([2, 3, 4].includes(saved.seats)) $("opt-seats").value = String(saved.seats);
-  if (saved.target) $("opt-target").value = String(saved.target);
-  if (saved.draw) $("opt-draw").value = saved.draw;
-  $("opt-kings").checked = Boolean(saved.kings_first);
-  $("opt-public").checked = saved.public !== false;
-  $("opt-casual").checked = Boolean(saved.casual);
-  $("opt-pace").value = saved.pace === "fast" ? "fast" : "normal";
-  $("opt-timer").value = saved.turn_timer ? String(saved.turn_timer) : "";
+  renderFields($("opt-count"), "opt", COUNT);
+  renderFields($("opt-fields"), "opt", FIELDS);
+  const saved = storage.get(localStorage, CREATE) || {};
+  writeFields("opt", [...COUNT, ...FIELDS], { ...FORM_DEFAULTS, ...saved });
   if (Array.isArray(saved.bots)) {
     saved.bots.slice(1).forEach((level, i) => {
       S.seatChoices[i] = level === null ? "open" : level;

@@ -5,11 +5,16 @@ import { ensureName, send } from "./connection.js";
 import { botLabel } from "./doc.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
-import { levelOptions, optionsSummary } from "./options.js";
+import {
+  levelOptions,
+  optionNames,
+  optionsSummary,
+  readFields,
+  renderFields,
+  writeFields,
+} from "./options.js";
 import { DEFAULT_LEVEL, S, render } from "./state.js";
 import { toast } from "./toasts.js";
-
-const TIMER_CHOICES = [30, 60, 120];
 
 function shareLink() {
   const url = new URL(location.href);
@@ -122,47 +127,24 @@ export function renderWaiting() {
   $("wait-note").textContent = noteText;
 }
 
+// The host's options form: every declared option but casual (a casual room stays casual, a
+// rated one rated: nobody learns after joining that the match will not count).
+const FIELDS = optionNames(["casual"]);
+
 /** Fill the host's options form from the room as it is now. */
 function fillConfig() {
   const room = S.doc.room;
-  const options = room.options;
-  $("cfg-seats").value = String(options.seats);
-  $("cfg-target").value = String(options.target);
-  $("cfg-draw").value = options.draw === "start" ? "start" : "end";
-  $("cfg-kings").checked = Boolean(options.kings_first);
-  $("cfg-pace").value = options.pace === "fast" ? "fast" : "normal";
-  $("cfg-public").checked = Boolean(room.public);
-  const choices = [...TIMER_CHOICES];
-  if (options.turn_timer && !choices.includes(options.turn_timer)) {
-    choices.push(options.turn_timer);
-    choices.sort((a, b) => a - b);
-  }
-  $("cfg-timer").replaceChildren(
-    el("option", { value: "", text: t("lobby.timer_none") }),
-    ...choices.map((s) => el("option", { value: String(s), text: `${s} s` })),
-  );
-  $("cfg-timer").value = options.turn_timer ? String(options.turn_timer) : "";
+  writeFields("cfg", FIELDS, { ...room.options, public: room.public });
 }
 
 function configOptions() {
-  const target = Math.min(500, Math.max(1, Math.round(Number($("cfg-target").value) || 25)));
-  const timer = $("cfg-timer").value;
-  return {
-    seats: Number($("cfg-seats").value),
-    target,
-    draw: $("cfg-draw").value === "start" ? "start" : "end",
-    kings_first: $("cfg-kings").checked,
-    public: $("cfg-public").checked,
-    turn_timer: timer ? Number(timer) : null,
-    pace: $("cfg-pace").value === "fast" ? "fast" : "normal",
-    // Not in this form: a casual room stays casual.
-    casual: Boolean(S.doc && S.doc.room.options.casual),
-  };
+  return { ...readFields("cfg", FIELDS), casual: Boolean(S.doc && S.doc.room.options.casual) };
 }
 
 // --- wiring ------------------------------------------------------------------------------
 
 export function wireWaiting() {
+  renderFields($("cfg-fields"), "cfg", FIELDS);
   $("copy-link").addEventListener("click", async () => {
     const link = shareLink();
     try {

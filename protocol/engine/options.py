@@ -1,14 +1,16 @@
-"""Room options: the number of seats and the variants of RULES.md."""
+"""Room options: the number of seats and the variants of RULES.md, as declared in
+protocol/options_table.py (their bounds, defaults and refusals come from there)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 from protocol.errors import BadOptions
+from protocol.options_table import RULES, DrawRule, option
 
-DrawRule = Literal["end", "start"]
+__all__ = ["DrawRule", "Options"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,27 +22,22 @@ class Options:
     ``kings_first``: a turn cannot end while the seat holds a king and a corner is empty.
     """
 
-    seats: int = 4
-    target: int = 25
-    draw: DrawRule = "end"
-    kings_first: bool = False
+    seats: int = option("seats").default
+    target: int = option("target").default
+    draw: DrawRule = option("draw").default
+    kings_first: bool = option("kings_first").default
 
     def __post_init__(self) -> None:
-        if not isinstance(self.seats, int) or not 2 <= self.seats <= 4:
-            raise BadOptions("seats must be 2, 3 or 4.", reason="seats")
-        if type(self.target) is not int or not 1 <= self.target <= 500:  # a bool is not a target
-            raise BadOptions("target must be an integer from 1 to 500.", reason="target")
-        if self.draw not in ("end", "start"):
-            raise BadOptions("draw must be 'end' or 'start'.", reason="draw")
-        if not isinstance(self.kings_first, bool):
-            raise BadOptions("kings_first must be true or false.", reason="kings_first")
+        for spec in RULES:
+            if not spec.accepts(getattr(self, spec.name)):
+                raise BadOptions(spec.explain(), reason=spec.name)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
-        unknown = set(data) - {"seats", "target", "draw", "kings_first"}
+        unknown = set(data) - {spec.name for spec in RULES}
         if unknown:
             names = sorted(unknown)
             raise BadOptions(

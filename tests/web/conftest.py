@@ -97,8 +97,11 @@ def web_server() -> Iterator[ServerThread]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    # Per module, not per session: while Playwright's sync API is open its event loop counts
+    # as running, and a test process (pytest-xdist) that goes on to an asyncio test of
+    # another directory could not start that test's loop.
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS

@@ -49,8 +49,13 @@ FLIGHT_BOXES = """() => {
   animation.currentTime = timing.delay + timing.duration - 0.01;
   const end = box();
   const face = ghost.querySelector(".card").dataset.code;
+  // Where that card lies in the hand now, measured in the same moment (a later patch of the
+  // bot's turn may draw the hand again before the test could ask).
+  const inHand = document.querySelector(`#hand [data-card="${face}"] .card`);
+  const r = inHand && inHand.getBoundingClientRect();
   animation.finish();
-  return { start, end, face };
+  const held = r && { x: r.left, y: r.top, width: r.width, height: r.height };
+  return { start, end, face, inHand: held };
 }"""
 
 # Every card of the hand: its button, the part of it no later card covers, and whether its
@@ -210,7 +215,8 @@ def test_a_played_card_flies_from_the_hand_to_its_pile(pages: Pages, shot: Shot)
     page.wait_for_function("window.__flights.length > 0")
     drawn: dict[str, Any] = page.evaluate(FLIGHT_BOXES)
     assert drawn["face"] not in before
-    card = box_of(page, f'#hand [data-card="{drawn["face"]}"] .card')
+    card = drawn["inHand"]
+    assert card is not None, drawn
     for key in ("x", "y", "width", "height"):
         assert close(drawn["start"][key], stock[key]), (key, drawn, stock)
         assert close(drawn["end"][key], card[key]), (key, drawn, card)

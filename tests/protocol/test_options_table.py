@@ -1,0 +1,131 @@
+"""The room options are declared once (protocol/options_table.py): the engine's Options, the
+wire model and its schema, the catalogues' words and the docs' tables all agree with it."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.engine import Options
+from protocol.errors import BadOptions
+from protocol.messages import RoomOptions
+from protocol.options_table import OPTIONS, RULES, WORD_KEYS, OptionSpec, room_values
+from server.routes import ROOM_OPTIONS_JS
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOGUES = sorted((ROOT / "clients" / "web" / "i18n").glob("*.js"))
+
+
+def test_the_engine_keeps_the_declared_rules_in_their_order_with_their_defaults() -> None:
+    assert [(f.name, f.default) for f in fields(Options)] == [(s.name, s.default) for s in RULES]
+
+
+def test_the_wire_model_takes_every_option_with_its_default_and_bounds() -> None:
+    schema = RoomOptions.model_json_schema()["properties"]
+    for spec in OPTIONS:
+        assert RoomOptions.model_fields[spec.name].default == spec.default, spec.name
+        prop = schema[spec.name]
+        kinds = [prop, *prop.get("anyOf", [])]
+        assert {"ge": spec.low, "le": spec.high, "gt": spec.above} == {
+            "ge": next((k["minimum"] for k in kinds if "minimum" in k), None),
+            "le": next((k["maximum"] for k in kinds if "maximum" in k), None),
+            "gt": next((k["exclusiveMinimum"] for k in kinds if "exclusiveMinimum" in k), None),
+        }, spec.name
+        if spec.choices:
+            assert prop["enum"] == list(spec.choices), spec.name
+
+
+def wrong_values(spec: OptionSpec) -> list[Any]:
+    out: list[Any] = ["nonsense", [], True if spec.kind != "flag" else 1]
+    if spec.low is not None:
+        out.append(spec.low - 1)
+    if spec.high is not None:
+        out.append(spec.high + 1)
+    if spec.above is not None:
+        out.append(spec.above)
+    if spec.kind == "count":
+        out.append(float(spec.default))
+    if not spec.nullable:
+        out.append(None)
+    return out
+
+
+@pytest.mark.parametrize("spec", RULES, ids=lambda spec: spec.name)
+def test_the_engine_refuses_what_the_declaration_refuses_and_names_the_option(
+    spec: OptionSpec,
+) -> None:
+    for value in wrong_values(spec):
+        assert not spec.accepts(value), (spec.name, value)
+        with pytest.raises(BadOptions) as refused:
+            Options(**{spec.name: value})
+        assert refused.value.params["reason"] == spec.name
+        assert str(refused.value) == spec.explain()
+    edges = [spec.low, spec.high] if spec.kind == "count" else list(spec.choices) or [True]
+    for value in edges:
+        assert Options(**{spec.name: value}).to_dict()[spec.name] == value
+
+
+@pytest.mark.parametrize("spec", OPTIONS, ids=lambda spec: spec.name)
+def test_the_wire_model_and_the_declaration_agree_on_every_value(spec: OptionSpec) -> None:
+    good = [spec.default, spec.low, spec.high, *spec.choices, *spec.presets]
+    for value in [*good, *wrong_values(spec)]:
+        try:
+            RoomOptions.model_validate({spec.name: value})
+            taken = True
+        except ValueError:
+            taken = False
+        assert taken == spec.accepts(value), (spec.name, value)
+
+
+def test_the_room_document_lists_the_room_options_in_order() -> None:
+    doc = room_values(RoomOptions())
+    assert list(doc) == [s.name for s in OPTIONS if s.in_room_options]
+    assert "public" not in doc
+
+
+def keys_of(catalogue: Path) -> set[str]:
+    return set(re.findall(r'^\s*"([^"]+)":', catalogue.read_text(), flags=re.M))
+
+
+def test_every_language_words_every_option() -> None:
+    assert len(CATALOGUES) >= 3
+    for catalogue in CATALOGUES:
+        missing = set(WORD_KEYS) - keys_of(catalogue)
+        assert not missing, (catalogue.name, sorted(missing))
+
+
+def test_the_web_client_imports_the_declaration_as_served() -> None:
+    body = ROOM_OPTIONS_JS.split("export default ", 1)[1].rstrip().removesuffix(";")
+    assert json.loads(body) == [spec.public() for spec in OPTIONS]
+
+
+def engine_row(spec: OptionSpec) -> str:
+    default = {True: "`True`", False: "`False`"}.get(spec.default, f"`{spec.default!r}`")
+    default = default.replace("'", '"')
+    if spec.kind == "count" and spec.high is not None and spec.low is not None:
+        if spec.high - spec.low <= 4:
+            values = ", ".join(str(n) for n in range(spec.low, spec.high + 1))
+        else:
+            values = f"integer {spec.low}..{spec.high}"
+    elif spec.kind == "choice":
+        values = ", ".join(f'`"{c}"`' for c in spec.choices)
+    else:
+        values = "`True`, `False`"
+    return f"| `{spec.name}` | {default} | {values} | {spec.changes} |"
+
+
+def test_the_engine_docs_table_is_the_declaration() -> None:
+    docs = (ROOT / "docs" / "engine.md").read_text()
+    table = "\n".join(engine_row(spec) for spec in RULES)
+    assert table in docs, f"docs/engine.md's options table should read:\n{table}"
+
+
+def test_the_protocol_docs_give_every_option_its_default() -> None:
+    docs = (ROOT / "docs" / "protocol.md").read_text()
+    for spec in OPTIONS:
+        assert f"| `{spec.name}` | `{json.dumps(spec.default)}` |" in docs, spec.name
