@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual.screen import Screen
 
 from clients.terminal.tui.boards import BoardsScreen
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.help import HelpScreen
-from clients.terminal.tui.lobby import CreateScreen, LobbyScreen
+from clients.terminal.tui.lobby import CreateScreen, IdentityScreen, LobbyScreen
 from clients.terminal.tui.look import Look
 from clients.words import describe_profile
 from server.room import bot_seat_event
@@ -77,6 +78,13 @@ class ScreenApp(App[None]):
     def open_matches(self) -> None: ...
     def open_replay(self, match_id: str) -> None: ...
     def rename(self, name: str) -> None: ...
+    def note(self, text: str) -> None: ...
+
+    async def recovery_code(self) -> str:
+        return "9WPC-9W9A-HCHE-RG4T"
+
+    async def recover(self, code: str) -> str:
+        return "Ana#4F7K"
 
 
 PROFILE = {
@@ -144,3 +152,12 @@ def test_the_top_players_board(snap_compare: Compare) -> None:
 
 def test_the_help(snap_compare: Compare) -> None:
     assert snap_compare(ScreenApp(lambda app: HelpScreen(app.look)), terminal_size=SIZE)
+
+
+def test_the_identity_dialog_with_a_new_recovery_code(snap_compare: Compare) -> None:
+    async def ask(pilot: Pilot[None]) -> None:
+        await pilot.press("c")
+        await pilot.pause()
+
+    dialog = lambda app: IdentityScreen(app.look, describe_profile(PROFILE))  # noqa: E731
+    assert snap_compare(ScreenApp(dialog), terminal_size=SIZE, run_before=ask)

@@ -107,6 +107,9 @@ class KingsCornerApp(App[int]):
             reply = await self.client.request({"type": "profile"}, "profile")
         except (ServerError, TimeoutError, ConnectionError):
             return
+        # The kept name (another device may have renamed this identity).
+        self.client.name = str(reply.get("name") or self.client.name)
+        self.lobby.show_name(self.client.name)
         self.lobby.show_me(describe_profile(reply, self.look.lang))
 
     def rename(self, name: str) -> None:
@@ -127,6 +130,22 @@ class KingsCornerApp(App[int]):
         self.lobby.show_name(self.client.name)
         self.lobby.show_me(describe_profile(reply, lang))
         self.lobby.show_note(t(lang, "renamed", who=who(reply.get("name"), reply.get("tag"))))
+
+    async def recovery_code(self) -> str:
+        """A new recovery code for this identity (shown once); the new player token it
+        comes with is kept in the token file (the old one is revoked)."""
+        code = await self.client.recovery_code()
+        self.terminal.save_player()
+        return code
+
+    async def recover(self, code: str) -> str:
+        """Become the player ``code`` belongs to; returns who that is (``Ana#4F7K``). The
+        token file keeps that identity from now on."""
+        welcome = await self.client.recover(code)
+        self.terminal.save_player()
+        self.lobby.show_name(self.client.name)
+        self.refresh_profile()
+        return who(welcome.get("name"), welcome.get("tag"))
 
     def note(self, text: str) -> None:
         """Say something in the lobby (or, in a room, in the status line)."""
