@@ -165,8 +165,6 @@ class GameClient:
             self.room = self.seat = self.role = self.doc = None
         elif kind == "welcome":
             self.player, self.player_id = frame["player"], frame["player_id"]
-            # The server's name wins: an identity keeps its name until it renames.
-            self.name = str(frame.get("name") or self.name)
         elif kind == "chat":
             self.chat.append(frame)
         elif kind == "error":

@@ -107,10 +107,15 @@ class KingsCornerApp(App[int]):
             reply = await self.client.request({"type": "profile"}, "profile")
         except (ServerError, TimeoutError, ConnectionError):
             return
-        # The kept name (another device may have renamed this identity).
-        self.client.name = str(reply.get("name") or self.client.name)
-        self.lobby.show_name(self.client.name)
+        self.go_by(reply.get("name"))
         self.lobby.show_me(describe_profile(reply, self.look.lang))
+
+    def go_by(self, name: object) -> None:
+        """Go by the name the server keeps for this identity (a welcome's, a profile's):
+        it wins over ``--name`` until the player renames."""
+        if isinstance(name, str) and name:
+            self.client.name = name
+            self.lobby.show_name(name)
 
     def rename(self, name: str) -> None:
         """Go by ``name`` from now on (the server keeps it, with a tag)."""
@@ -143,7 +148,7 @@ class KingsCornerApp(App[int]):
         token file keeps that identity from now on."""
         welcome = await self.client.recover(code)
         self.terminal.save_player()
-        self.lobby.show_name(self.client.name)
+        self.go_by(welcome.get("name"))
         self.refresh_profile()
         return who(welcome.get("name"), welcome.get("tag"))
 
@@ -239,6 +244,9 @@ class KingsCornerApp(App[int]):
                 continue
             frames = client.frames[self._seen :]
             self._seen = len(client.frames)
+            for frame in frames:
+                if frame["type"] == "welcome":
+                    self.go_by(frame.get("name"))
             self.terminal.save_tokens()
             now_online = client.close_code is None
             if now_online != self._online:
