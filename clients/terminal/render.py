@@ -382,10 +382,7 @@ def render(
     if game is not None:
         parts.append(render_table(game, style))
         if "hand" in game:
-            hand = game["hand"]
-            parts.append(
-                f"Your hand ({len(hand)}): {cards(sorted_hand(hand), style) if hand else '(empty)'}"
-            )
+            parts.append(hand_line(game["hand"], style))
         parts.append(render_scores(doc))
         if game.get("result") is not None or game["phase"] == "finished":
             parts.append(render_result(doc, style, me=me))
@@ -396,9 +393,30 @@ def render(
         parts.append(status)
     legal = game.get("legal") if game is not None else None
     if legal:
-        parts.append(
-            "Actions (type a number, or e.g. 7H>N, N>E, end):\n" + render_actions(legal, style)
-        )
+        parts.append(actions_text(legal, style))
+    return "\n".join(parts)
+
+
+def hand_line(hand: Sequence[str], style: Style = PLAIN) -> str:
+    """``Your hand (3): 7♥ 5♥ 2♠``, by suit then rank."""
+    return f"Your hand ({len(hand)}): {cards(sorted_hand(hand), style) if hand else '(empty)'}"
+
+
+def actions_text(legal: Sequence[str], style: Style = PLAIN) -> str:
+    """The numbered legal actions, under a line that says how to choose one."""
+    return "Actions (type a number, or e.g. 7H>N, N>E, end):\n" + render_actions(legal, style)
+
+
+def render_moves(doc: Doc, style: Style = PLAIN) -> str:
+    """What changed for the viewer during their own turn, after one of their moves: the
+    hand and the legal actions (the move itself is in the log; ``look`` prints the
+    whole board)."""
+    game = doc.get("game") or {}
+    parts = []
+    if "hand" in game:
+        parts.append(hand_line(game["hand"], style))
+    if game.get("legal"):
+        parts.append(actions_text(game["legal"], style))
     return "\n".join(parts)
 
 

@@ -6,7 +6,7 @@ import random
 import re
 from typing import Any
 
-from clients.terminal.app import screen_key
+from clients.terminal.app import TURN_ENDS, moves_key, screen_key
 from clients.terminal.render import (
     Style,
     action_label,
@@ -237,15 +237,28 @@ def test_finished_match_names_the_winners() -> None:
     assert "finished" in text.splitlines()[0]
 
 
-def test_screen_key_reprints_on_own_turn_changes_only() -> None:
+def test_the_whole_board_again_only_at_a_turn_a_hand_or_a_phase() -> None:
     room = started(make_room(seats=2))
     assert room.match is not None
     me = room.match.position.turn
-    before_mine = screen_key(room.doc(me), me)
+    before_mine = screen_key(room.doc(me), me, turn=0)
     before_other = screen_key(room.doc(1 - me), 1 - me)
+    watching = screen_key(room.doc(None), None)
+    moves = moves_key(room.doc(me), me)
+    assert moves is not None and moves_key(room.doc(1 - me), 1 - me) is None
     action = next(a for a in legal_actions(room.match.position) if a.text() != "end")
     room.apply({"e": "act", "seat": me, "a": action.text()})
-    assert screen_key(room.doc(me), me) != before_mine
+    # A move in one's own turn: the same board, new moves.
+    assert screen_key(room.doc(me), me, turn=0) == before_mine
+    assert moves_key(room.doc(me), me) not in (None, moves)
     assert screen_key(room.doc(1 - me), 1 - me) == before_other
-    room.apply({"e": "act", "seat": me, "a": "end"})
-    assert screen_key(room.doc(1 - me), 1 - me) != before_other
+    [ended] = room.apply({"e": "act", "seat": me, "a": "end"})
+    assert ended["ev"] in TURN_ENDS
+    # The end of one's turn is no new board; the next turn of one's own is.
+    assert screen_key(room.doc(me), me, turn=0) == before_mine
+    assert screen_key(room.doc(1 - me), 1 - me, turn=1) != before_other
+    # A spectator's board stays until the hand ends.
+    assert screen_key(room.doc(None), None) == watching
+    play_to_hand_over(room)
+    assert screen_key(room.doc(None), None) != watching
+    assert screen_key(room.doc(me), me, turn=0) != before_mine
