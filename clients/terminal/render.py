@@ -100,6 +100,18 @@ def seat_name(doc: Doc, seat: int | None) -> str:
     return str(entry["name"]) if entry else f"Seat {seat + 1}"
 
 
+def plate(entry: Mapping[str, Any], width: int | None = None) -> str:
+    """A seated person as every seat plate shows them: ``Ana#4F7K`` (a bot, or a person
+    the server gave no tag yet, by name alone). Cut to ``width``, the tag kept whole: it is
+    what tells two people of one name apart."""
+    name = str(entry["name"])
+    tag = entry.get("tag")
+    suffix = f"#{tag}" if isinstance(tag, str) and tag and entry.get("kind") != "bot" else ""
+    if width is not None and len(name) + len(suffix) > width:
+        name = name[: max(1, width - len(suffix))]
+    return (name + suffix)[:width] if width is not None else name + suffix
+
+
 def _who(entry: Mapping[str, Any] | None, lobby: bool = False) -> str:
     if entry is None:
         return "(free)"
@@ -120,7 +132,7 @@ def render_seats(doc: Doc, me: int | None) -> str:
     lines = ["Seats:"]
     for i, entry in enumerate(room["seats"]):
         mark = "▶" if game is not None and game["phase"] == "playing" and game["turn"] == i else " "
-        name = seat_name(doc, i)
+        name = plate(entry) if entry is not None else seat_name(doc, i)
         tags = []
         if i == me:
             tags.append("you")

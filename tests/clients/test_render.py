@@ -27,14 +27,15 @@ SUIT_LETTER = {"♥": "H", "♦": "D", "♣": "C", "♠": "S"}
 
 
 def make_room(seats: int = 3, target: int = 25) -> Room:
-    """Ana (seat 0, human), a medium bot (seat 1) and Ben (seat 2, away)."""
+    """Ana#4F7K (seat 0, human), a medium bot (seat 1) and Ben#Q2ZT (seat 2, away)."""
     options = RoomOptions(seats=seats, target=target, dealer=seats - 1)  # Ana moves first
     room = Room(create_event("ABCDEF", options))
-    room.apply({"e": "sit", "seat": 0, "name": "Ana", "kind": "human", "token": "h"})
+    ana = {"e": "sit", "seat": 0, "name": "Ana", "kind": "human", "token": "h", "tag": "4F7K"}
+    room.apply(ana)
     room.apply({"e": "presence", "seat": 0, "connected": True})
     room.apply(bot_seat_event(1, "medium"))
     if seats > 2:
-        room.apply({"e": "sit", "seat": 2, "name": "Ben", "kind": "human"})
+        room.apply({"e": "sit", "seat": 2, "name": "Ben", "kind": "human", "tag": "Q2ZT"})
         room.apply({"e": "away", "seat": 2, "away": True})
     return room
 
@@ -170,7 +171,7 @@ def test_away_player_is_told_how_to_take_the_seat_back() -> None:
     while room.match.position.turn != 2:
         room.apply({"e": "act", "seat": room.match.position.turn, "a": "end"})
     text = render(room.doc(2), 2)
-    assert "Ben (you, dealer)" in text
+    assert "Ben#Q2ZT (you, dealer)" in text  # a plate names the person with the tag
     assert "Your turn. A bot is playing your seat: type 'back' to take it back." in text
     assert "▶ 3. Ben" in text
 

@@ -15,6 +15,7 @@ from clients.terminal import commands
 from clients.terminal.app import Entry, amain
 from clients.terminal.render import (
     card,
+    plate,
     render,
     render_leaderboard,
     render_matches,
@@ -89,6 +90,11 @@ async def test_a_new_room_starts_clean_and_a_hint_only_highlights(
     client.send = recording  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await shows(pilot, "Waiting room · room code")
+        # Ana's plate, in the room and in the seats pane, names her with her tag.
+        tag = (seats_of(client)[0] or {}).get("tag")
+        assert isinstance(tag, str) and len(tag) == 4
+        screen = await shows(pilot, f"1  Ana#{tag}")
+        assert screen.count(f"Ana#{tag}") == 2, screen
         await pilot.press("c", *"old words", "enter")
         await until(pilot, lambda: "old words" in log_lines(app, "#chat"), what="the chat")
         await pilot.press("s")
@@ -237,6 +243,12 @@ def test_every_board_and_history_row_names_people_with_their_tags() -> None:
     }
     assert "Ana#4F7K* 0, Bot 2 30" in render_matches([summary])
     assert "Ana#4F7K* 0, Bot 2 30" in match_label(summary)
+    # Seat plates: the tag the seat was taken with; a long name is cut, never the tag.
+    rho = {"name": "Rho", "tag": "4F7K", "kind": "human"}
+    assert plate(rho) == "Rho#4F7K"
+    assert plate({**rho, "name": "Rhododendron"}, 10) == "Rhodo#4F7K"
+    assert plate({**rho, "tag": None}) == "Rho"
+    assert plate({"name": "Bot 2", "tag": None, "kind": "bot"}, 10) == "Bot 2"
 
 
 async def test_top_players_and_a_rename_from_the_lobby(
