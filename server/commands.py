@@ -170,6 +170,7 @@ def _still_a_name(kept: str) -> bool:
 
 
 def _welcome(conn: RoomConnection, tag: str | None) -> None:
+    conn.tag = tag
     welcome = {
         "type": "welcome",
         "version": PROTOCOL_VERSION,
@@ -487,7 +488,7 @@ async def profile(s: Services, conn: RoomConnection, msg: Profile) -> None:
     """How ``conn``'s identity stands; its name and tag are kept from now on, and the
     connection goes by the kept name (another device may have renamed it)."""
     reply = await s.records.profile(conn.player_id, conn.name)
-    conn.name = reply["name"]
+    conn.name, conn.tag = reply["name"], reply.get("tag")
     conn.send(dumps({"type": "profile", **reply}))
 
 

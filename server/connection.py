@@ -98,6 +98,7 @@ class Connection(Generic[R]):
         "rooms_created",
         "seat",
         "seat_hash",
+        "tag",
         "ticket",
         "version",
         "ws",
@@ -121,6 +122,8 @@ class Connection(Generic[R]):
         #: The person's secret identity token and its public id (set by ``hello``).
         self.player_token = ""
         self.player_id = ""
+        #: The identity's tag, once the server keeps the identity (None before).
+        self.tag: str | None = None
         self.greeted = False
         self.room: R | None = None
         self.seat: int | None = None

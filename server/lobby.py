@@ -124,7 +124,7 @@ class Lobby:
         placed: list[int] = []
 
         def decide(room: Room) -> list[dict[str, Any]]:
-            event = room.decide_sit(seat, conn.name, token, conn.player_id or None)
+            event = room.decide_sit(seat, conn.name, token, conn.player_id or None, conn.tag)
             placed[:] = [event["seat"]]
             return [event]
 
@@ -186,6 +186,7 @@ class Lobby:
         ticket: dict[str, Any] = {
             "id": ticket_id,
             "name": conn.name,
+            "tag": conn.tag,
             "player": conn.player_id,
             "process": self._settings.process_id,
             "at": time.time(),
@@ -232,7 +233,8 @@ class Lobby:
             tokens.append(token)
             player = ticket.get("player") or None
             # Quick-play players are ready by asking to play.
-            sit = live.room.decide_sit(i, str(ticket["name"]), token, player)
+            tag = ticket.get("tag") if isinstance(ticket.get("tag"), str) else None
+            sit = live.room.decide_sit(i, str(ticket["name"]), token, player, tag)
             events.append({**sit, "ready": True})
         await live.commit(lambda r: events)
         await live.commit(lambda r: r.decide_start(0, None))

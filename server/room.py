@@ -115,11 +115,15 @@ class Seat:
     idle: int = 0
     #: Public id of the person's identity (leaderboards, history); None for bots.
     player: str | None = None
+    #: The identity's tag when it sat down (``Ana#4F7K``); None for bots and for a new
+    #: identity the server has not kept yet.
+    tag: str | None = None
 
     def public(self) -> dict[str, Any]:
         human = self.kind == "human"
         return {
             "name": self.name,
+            "tag": self.tag if human else None,
             "kind": self.kind,
             "level": self.level,
             "connected": self.connected if human else True,
@@ -427,10 +431,16 @@ class Room:
             raise NotHost()
 
     def decide_sit(
-        self, seat: int | None, name: str, token: str | None = None, player: str | None = None
+        self,
+        seat: int | None,
+        name: str,
+        token: str | None = None,
+        player: str | None = None,
+        tag: str | None = None,
     ) -> Event:
         """A human takes ``seat`` (or the first free one); ``token`` is its new secret,
-        ``player`` the person's public identity (refused with ``kicked`` once kicked here)."""
+        ``player`` the person's public identity (refused with ``kicked`` once kicked here),
+        ``tag`` that identity's tag, shown with the name."""
         check_phase(self.phase, "sit")
         if player is not None and player in self.banned_players:
             raise Kicked()
@@ -450,6 +460,8 @@ class Room:
             event["connected"] = True  # the person holding the token is connecting now
         if player is not None:
             event["player"] = player
+        if tag is not None:
+            event["tag"] = tag
         return event
 
     def decide_move_seat(self, current: int, seat: int) -> Event:
@@ -704,6 +716,7 @@ class Room:
             ready=e.get("ready", False),
             player=e.get("player"),
             connected=e.get("connected", False),
+            tag=e.get("tag"),
         )
         if self.host is None and e["kind"] == "human":
             self.host = seat

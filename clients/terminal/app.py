@@ -1,8 +1,9 @@
 """``kings-corner play``: play Kings in the Corner from a terminal.
 
 The client connects as an ordinary player (or spectator), prints the board whenever it
-matters (your turn, a new hand, the lobby changing), streams the table log and chat as they
-arrive, and reads one command per line: a number from the list of legal actions, an
+matters (the start of your turn, a new hand, the lobby changing; after each of your moves
+only your hand and the moves left: see :func:`screen_key`), streams the table log and chat
+as they arrive, and reads one command per line: a number from the list of legal actions, an
 action's text (``7H>N``, ``N>E``, ``end``), or a word such as ``hint`` or ``chat hi``
 (``help`` lists them). Reading lines is a seam (:data:`ReadLine`): the command line reads
 standard input, tests feed lines from a queue.
@@ -49,6 +50,7 @@ from .render import (
     render,
     render_leaderboard,
     render_matches,
+    render_moves,
 )
 from .replay import http_base
 from .tokens import Saved, TokenFile, default_path
@@ -96,6 +98,11 @@ class _Seen:
     chat: int = 0
     errors: int = 0
     screen: Any = None
+    moves: Any = None
+    #: Turns ended so far (log lines in :data:`TURN_ENDS`), and how many had ended when
+    #: the viewer's latest turn began.
+    turns: int = 0
+    my_turn: int = -1
     saved: tuple[str, str] | None = None
     player: tuple[str, str | None] | None = None
     notes: list[str] = field(default_factory=list)
@@ -103,12 +110,19 @@ class _Seen:
     rating: tuple[str, ...] = ()
 
 
-def screen_key(doc: dict[str, Any] | None, me: int | None) -> Any:
-    """What must change for the board to be printed again.
+#: Log lines that end a turn.
+TURN_ENDS = frozenset({"drew", "ended"})
 
-    In the lobby: any change of the room. In a match: the phase and hand, and whether it is
-    the viewer's turn; during the viewer's own turn every change (a spectator follows every
-    turn instead).
+
+def screen_key(doc: dict[str, Any] | None, me: int | None, turn: int = -1) -> Any:
+    """What must change for the whole board to be printed again.
+
+    In the lobby: any change of the room. In a match: the phase and the hand, and for a
+    player the start of each of their turns (``turn`` names their latest one: how many
+    turns had ended when it began, so two turns of theirs with nothing printed between are
+    two boards) and a bot taking their seat over or giving it back. Not the end of their
+    turn, nor the moves of others: the log lines say those. A spectator gets the board
+    once a hand and at its end. ``look`` prints the board whenever asked.
     """
     if doc is None:
         return None
@@ -118,10 +132,19 @@ def screen_key(doc: dict[str, Any] | None, me: int | None) -> Any:
         return ("lobby", repr(room["seats"]), room.get("host"))
     base = (game["phase"], game["hand_no"])
     if me is None:
-        return (*base, game["turn"])
-    if game.get("legal"):
-        return (*base, "turn", game["stock"], repr(game["piles"]), repr(game["hand"]))
-    return (*base, "wait")
+        return base
+    seats = room["seats"]
+    mine = seats[me] if 0 <= me < len(seats) else None
+    return (*base, turn, bool(mine and mine.get("away")))
+
+
+def moves_key(doc: dict[str, Any] | None, me: int | None) -> Any:
+    """During the viewer's own turn, their hand and legal actions: a move that changes them
+    prints them again (:func:`~clients.terminal.render.render_moves`), not the board."""
+    game = doc.get("game") if doc is not None else None
+    if me is None or game is None or not game.get("legal"):
+        return None
+    return (repr(game.get("hand")), repr(game["legal"]))
 
 
 def _more_than(frames: int) -> Callable[[GameClient], bool]:
@@ -261,11 +284,13 @@ class TerminalClient:
 
     def show_updates(self) -> None:
         """Print what arrived since last time: log lines, chat, errors, and the board when
-        it matters (see :func:`screen_key`)."""
+        it matters (see :func:`screen_key`); during the viewer's own turn only the hand and
+        the moves after each of theirs (:func:`moves_key`)."""
         client, seen = self.client, self._seen
         seen.frames = len(client.frames)
         for line in client.log[seen.log :]:
             self.write(log_line(line, client.doc, self.style))
+            seen.turns += line.get("ev") in TURN_ENDS
         seen.log = len(client.log)
         for frame in client.chat[seen.chat :]:
             self.write(chat_line(frame))
@@ -274,12 +299,18 @@ class TerminalClient:
             self.write(error_line(frame, client.doc, self.style))
         seen.errors = len(client.errors)
         self._save_token()
-        key = screen_key(client.doc, client.seat)
+        moves = moves_key(client.doc, client.seat)
+        if moves is not None:
+            seen.my_turn = seen.turns
+        key = screen_key(client.doc, client.seat, seen.my_turn)
         rating = self._rating_lines()
         if key is not None and key != seen.screen:
-            seen.screen = key
+            seen.screen, seen.moves = key, moves
             seen.rating = rating  # the board shows them
             self.write(self.screen(with_log=False))
+        elif moves is not None and moves != seen.moves and client.doc is not None:
+            seen.moves = moves
+            self.write(render_moves(client.doc, self.style))
         elif rating != seen.rating:
             # The server rates a match a moment after its end: its lines come on their own.
             seen.rating = rating
@@ -676,4 +707,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-__all__ = ["Entry", "ReadLine", "TerminalClient", "amain", "main", "parser", "screen_key"]
+__all__ = [
+    "TURN_ENDS",
+    "Entry",
+    "ReadLine",
+    "TerminalClient",
+    "amain",
+    "main",
+    "moves_key",
+    "parser",
+    "screen_key",
+]

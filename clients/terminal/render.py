@@ -100,6 +100,18 @@ def seat_name(doc: Doc, seat: int | None) -> str:
     return str(entry["name"]) if entry else f"Seat {seat + 1}"
 
 
+def plate(entry: Mapping[str, Any], width: int | None = None) -> str:
+    """A seated person as every seat plate shows them: ``Ana#4F7K`` (a bot, or a person
+    the server gave no tag yet, by name alone). Cut to ``width``, the tag kept whole: it is
+    what tells two people of one name apart."""
+    name = str(entry["name"])
+    tag = entry.get("tag")
+    suffix = f"#{tag}" if isinstance(tag, str) and tag and entry.get("kind") != "bot" else ""
+    if width is not None and len(name) + len(suffix) > width:
+        name = name[: max(1, width - len(suffix))]
+    return (name + suffix)[:width] if width is not None else name + suffix
+
+
 def _who(entry: Mapping[str, Any] | None, lobby: bool = False) -> str:
     if entry is None:
         return "(free)"
@@ -120,7 +132,7 @@ def render_seats(doc: Doc, me: int | None) -> str:
     lines = ["Seats:"]
     for i, entry in enumerate(room["seats"]):
         mark = "▶" if game is not None and game["phase"] == "playing" and game["turn"] == i else " "
-        name = seat_name(doc, i)
+        name = plate(entry) if entry is not None else seat_name(doc, i)
         tags = []
         if i == me:
             tags.append("you")
@@ -382,10 +394,7 @@ def render(
     if game is not None:
         parts.append(render_table(game, style))
         if "hand" in game:
-            hand = game["hand"]
-            parts.append(
-                f"Your hand ({len(hand)}): {cards(sorted_hand(hand), style) if hand else '(empty)'}"
-            )
+            parts.append(hand_line(game["hand"], style))
         parts.append(render_scores(doc))
         if game.get("result") is not None or game["phase"] == "finished":
             parts.append(render_result(doc, style, me=me))
@@ -396,9 +405,30 @@ def render(
         parts.append(status)
     legal = game.get("legal") if game is not None else None
     if legal:
-        parts.append(
-            "Actions (type a number, or e.g. 7H>N, N>E, end):\n" + render_actions(legal, style)
-        )
+        parts.append(actions_text(legal, style))
+    return "\n".join(parts)
+
+
+def hand_line(hand: Sequence[str], style: Style = PLAIN) -> str:
+    """``Your hand (3): 7♥ 5♥ 2♠``, by suit then rank."""
+    return f"Your hand ({len(hand)}): {cards(sorted_hand(hand), style) if hand else '(empty)'}"
+
+
+def actions_text(legal: Sequence[str], style: Style = PLAIN) -> str:
+    """The numbered legal actions, under a line that says how to choose one."""
+    return "Actions (type a number, or e.g. 7H>N, N>E, end):\n" + render_actions(legal, style)
+
+
+def render_moves(doc: Doc, style: Style = PLAIN) -> str:
+    """What changed for the viewer during their own turn, after one of their moves: the
+    hand and the legal actions (the move itself is in the log; ``look`` prints the
+    whole board)."""
+    game = doc.get("game") or {}
+    parts = []
+    if "hand" in game:
+        parts.append(hand_line(game["hand"], style))
+    if game.get("legal"):
+        parts.append(actions_text(game["legal"], style))
     return "\n".join(parts)
 
 

@@ -6,7 +6,7 @@ import random
 import re
 from typing import Any
 
-from clients.terminal.app import screen_key
+from clients.terminal.app import TURN_ENDS, moves_key, screen_key
 from clients.terminal.render import (
     Style,
     action_label,
@@ -27,14 +27,15 @@ SUIT_LETTER = {"♥": "H", "♦": "D", "♣": "C", "♠": "S"}
 
 
 def make_room(seats: int = 3, target: int = 25) -> Room:
-    """Ana (seat 0, human), a medium bot (seat 1) and Ben (seat 2, away)."""
+    """Ana#4F7K (seat 0, human), a medium bot (seat 1) and Ben#Q2ZT (seat 2, away)."""
     options = RoomOptions(seats=seats, target=target, dealer=seats - 1)  # Ana moves first
     room = Room(create_event("ABCDEF", options))
-    room.apply({"e": "sit", "seat": 0, "name": "Ana", "kind": "human", "token": "h"})
+    ana = {"e": "sit", "seat": 0, "name": "Ana", "kind": "human", "token": "h", "tag": "4F7K"}
+    room.apply(ana)
     room.apply({"e": "presence", "seat": 0, "connected": True})
     room.apply(bot_seat_event(1, "medium"))
     if seats > 2:
-        room.apply({"e": "sit", "seat": 2, "name": "Ben", "kind": "human"})
+        room.apply({"e": "sit", "seat": 2, "name": "Ben", "kind": "human", "tag": "Q2ZT"})
         room.apply({"e": "away", "seat": 2, "away": True})
     return room
 
@@ -170,7 +171,7 @@ def test_away_player_is_told_how_to_take_the_seat_back() -> None:
     while room.match.position.turn != 2:
         room.apply({"e": "act", "seat": room.match.position.turn, "a": "end"})
     text = render(room.doc(2), 2)
-    assert "Ben (you, dealer)" in text
+    assert "Ben#Q2ZT (you, dealer)" in text  # a plate names the person with the tag
     assert "Your turn. A bot is playing your seat: type 'back' to take it back." in text
     assert "▶ 3. Ben" in text
 
@@ -237,15 +238,28 @@ def test_finished_match_names_the_winners() -> None:
     assert "finished" in text.splitlines()[0]
 
 
-def test_screen_key_reprints_on_own_turn_changes_only() -> None:
+def test_the_whole_board_again_only_at_a_turn_a_hand_or_a_phase() -> None:
     room = started(make_room(seats=2))
     assert room.match is not None
     me = room.match.position.turn
-    before_mine = screen_key(room.doc(me), me)
+    before_mine = screen_key(room.doc(me), me, turn=0)
     before_other = screen_key(room.doc(1 - me), 1 - me)
+    watching = screen_key(room.doc(None), None)
+    moves = moves_key(room.doc(me), me)
+    assert moves is not None and moves_key(room.doc(1 - me), 1 - me) is None
     action = next(a for a in legal_actions(room.match.position) if a.text() != "end")
     room.apply({"e": "act", "seat": me, "a": action.text()})
-    assert screen_key(room.doc(me), me) != before_mine
+    # A move in one's own turn: the same board, new moves.
+    assert screen_key(room.doc(me), me, turn=0) == before_mine
+    assert moves_key(room.doc(me), me) not in (None, moves)
     assert screen_key(room.doc(1 - me), 1 - me) == before_other
-    room.apply({"e": "act", "seat": me, "a": "end"})
-    assert screen_key(room.doc(1 - me), 1 - me) != before_other
+    [ended] = room.apply({"e": "act", "seat": me, "a": "end"})
+    assert ended["ev"] in TURN_ENDS
+    # The end of one's turn is no new board; the next turn of one's own is.
+    assert screen_key(room.doc(me), me, turn=0) == before_mine
+    assert screen_key(room.doc(1 - me), 1 - me, turn=1) != before_other
+    # A spectator's board stays until the hand ends.
+    assert screen_key(room.doc(None), None) == watching
+    play_to_hand_over(room)
+    assert screen_key(room.doc(None), None) != watching
+    assert screen_key(room.doc(me), me, turn=0) != before_mine

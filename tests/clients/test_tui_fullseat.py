@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from textual.widgets import RichLog
 
-from clients.net import GameClient
+from clients.net import GameClient, ServerError
 from clients.terminal import commands
 from clients.terminal.app import Entry, amain
 from clients.terminal.render import (
     card,
+    plate,
     render,
     render_leaderboard,
     render_matches,
@@ -89,6 +90,11 @@ async def test_a_new_room_starts_clean_and_a_hint_only_highlights(
     client.send = recording  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await shows(pilot, "Waiting room · room code")
+        # Ana's plate, in the room and in the seats pane, names her with her tag.
+        tag = (seats_of(client)[0] or {}).get("tag")
+        assert isinstance(tag, str) and len(tag) == 4
+        screen = await shows(pilot, f"1  Ana#{tag}")
+        assert screen.count(f"Ana#{tag}") == 2, screen
         await pilot.press("c", *"old words", "enter")
         await until(pilot, lambda: "old words" in log_lines(app, "#chat"), what="the chat")
         await pilot.press("s")
@@ -237,6 +243,12 @@ def test_every_board_and_history_row_names_people_with_their_tags() -> None:
     }
     assert "Ana#4F7K* 0, Bot 2 30" in render_matches([summary])
     assert "Ana#4F7K* 0, Bot 2 30" in match_label(summary)
+    # Seat plates: the tag the seat was taken with; a long name is cut, never the tag.
+    rho = {"name": "Rho", "tag": "4F7K", "kind": "human"}
+    assert plate(rho) == "Rho#4F7K"
+    assert plate({**rho, "name": "Rhododendron"}, 10) == "Rhodo#4F7K"
+    assert plate({**rho, "tag": None}) == "Rho"
+    assert plate({"name": "Bot 2", "tag": None, "kind": "bot"}, 10) == "Bot 2"
 
 
 async def test_top_players_and_a_rename_from_the_lobby(
@@ -416,3 +428,73 @@ async def test_a_seat_taken_back_from_the_bot_and_a_pile_moved_by_clicks(
         )
         await pilot.press("ctrl+q")
     await client.close()
+
+
+async def test_a_recovery_code_from_inside_the_app_and_the_kept_name(
+    server: GameServer, url: str, tmp_path: Path
+) -> None:
+    # Ana plays in a browser (any client will do) and asks there for a recovery code.
+    browser = GameClient(url, "Ana")
+    await browser.connect()
+    tokens = TokenFile(tmp_path / "tokens.json")
+    client = GameClient(url, "Someone", reconnect=True)
+    app = KingsCornerApp(client, Look(), tokens=tokens)
+    try:
+        ana = await browser.request({"type": "profile"}, "profile")
+        code = await browser.recovery_code()
+        browser_token = browser.player
+        async with app.run_test(size=(80, 24)) as pilot:
+            await shows(pilot, "i  you on another device")
+            await shows(pilot, "Someone#")
+            assert client.player_id != browser.player_id
+            await pilot.press("i")
+            await shows(pilot, "c  a new recovery code")
+            # A wrong code says why, in words; this terminal stays who it was.
+            await pilot.press("u")
+            await shows(pilot, "Recovery code (Enter")
+            await pilot.press(*"ABCD-EFGH-JKMN-PQRS", "enter")
+            await shows(pilot, "That recovery code belongs to nobody")
+            assert client.player_id != browser.player_id
+            # The right one (typed in small letters): this terminal is Ana from now on.
+            await pilot.press("u")
+            await shows(pilot, "Recovery code (Enter")
+            await pilot.press(*code.lower(), "enter")
+            screen = await shows(pilot, f"Welcome back, Ana#{ana['tag']}")
+            assert client.player_id == browser.player_id
+            assert "Kings in the Corner · Ana" in screen
+            await shows(pilot, f"Ana#{ana['tag']} · rating")
+            assert tokens.player(url) == client.player
+            save(app, "recovered-80x24")
+
+            # A new code from here: shown once, kept as the new token; the browser is
+            # signed out (its token is of the generation before).
+            await pilot.press("i")
+            await shows(pilot, "c  a new recovery code")
+            await pilot.press("c")
+            screen = await shows(pilot, "Your recovery code: ")
+            given = next(f for f in reversed(client.frames) if f["type"] == "recovery_code")
+            assert f"Your recovery code: {given['code']}" in screen
+            assert tokens.player(url) == given["player"] == client.player
+            save(app, "recovery-code-80x24")
+            stale = GameClient(url, "Ana")
+            stale.player = browser_token
+            with pytest.raises(ServerError) as refused:
+                await stale.connect()
+            assert refused.value.code == "identity_revoked"
+            await stale.close()
+            await pilot.press("escape")
+            await shows(pilot, "n  new room")
+            await pilot.press("ctrl+q")
+        await client.close()
+
+        # The next visit names itself "Someone" on the command line: the kept name wins.
+        again = GameClient(url, "Someone", reconnect=True)
+        again.player = tokens.player(url)
+        app = KingsCornerApp(again, Look(), tokens=tokens)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await shows(pilot, "Kings in the Corner · Ana")
+            assert again.name == "Ana" and again.player_id == browser.player_id
+            await pilot.press("ctrl+q")
+        await again.close()
+    finally:
+        await browser.close()

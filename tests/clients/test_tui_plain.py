@@ -12,8 +12,14 @@ import re
 import struct
 import sys
 import termios
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from clients.net import GameClient
+from clients.terminal.app import TerminalClient
+from protocol.engine import legal_actions
+from tests.clients.test_render import make_room, started
 from tests.clients.tui_driver import server
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
@@ -114,3 +120,52 @@ async def test_a_terminal_gets_the_full_screen(url: str, tmp_path: Path) -> None
             process.kill()
         os.close(leader)
     assert b"Come back to your seat with: --join " in output
+
+
+BOARD = "Table (base … top):"
+
+
+async def test_plain_mode_prints_what_changed_and_the_board_once_a_turn() -> None:
+    """Fed a real room's documents and log: the whole board at the start of each of the
+    viewer's turns (and on ``look``), only the hand and moves after each of their moves,
+    only log lines while others play."""
+    room = started(make_room(seats=2))  # Ana (seat 0) moves first
+    assert room.match is not None and room.match.position.turn == 0
+    client = GameClient("ws://127.0.0.1:9/", "Ana")
+    client.seat, client.room = 0, "ABCDEF"
+    out: list[str] = []
+    app = TerminalClient(client, write=out.append)
+
+    def show(lines: Iterable[dict[str, Any]] = ()) -> list[str]:
+        client.doc = room.doc(0)
+        client.log.extend(lines)
+        app.show_updates()
+        printed = out[:]
+        out.clear()
+        return printed
+
+    [board] = show()
+    assert BOARD in board and "Your hand (7): " in board and "Actions (" in board
+    assert show() == []  # nothing new, nothing printed
+
+    play = next(
+        a.text()
+        for a in legal_actions(room.match.position)
+        if a.text() != "end" and a.text()[0] not in "NESW"
+    )
+    log, moves = show(room.apply({"e": "act", "seat": 0, "a": play}))
+    assert log.startswith("· Ana played ")
+    assert moves.startswith("Your hand (6): ") and "Actions (" in moves and BOARD not in moves
+    [ended] = show(room.apply({"e": "act", "seat": 0, "a": "end"}))
+    assert ended.startswith("· Ana ") and "turn" in ended  # drew a card and ended, or ended
+
+    # Bot 2's turn ends, Ana's begins: its log line, then the whole board once.
+    assert room.match.position.turn == 1
+    log, board = show(room.apply({"e": "act", "seat": 1, "a": "end"}))
+    assert log.startswith("· Bot 2 ") and BOARD in board and "Actions (" in board
+    assert show() == []
+
+    # look: the board (and the log) whenever asked.
+    assert await app.handle("look")
+    [looked] = out
+    assert BOARD in looked and "Log:" in looked

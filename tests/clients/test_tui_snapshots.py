@@ -12,16 +12,20 @@ from typing import Any
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual.screen import Screen
 
-from clients.terminal.tui.boards import BoardsScreen
+from clients.terminal.replay import build
+from clients.terminal.tui.boards import BoardsScreen, MatchesScreen
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.help import HelpScreen
-from clients.terminal.tui.lobby import CreateScreen, LobbyScreen
+from clients.terminal.tui.lobby import CreateScreen, IdentityScreen, LobbyScreen
 from clients.terminal.tui.look import Look
+from clients.terminal.tui.replayview import ReplayScreen
 from clients.words import describe_profile
 from server.room import bot_seat_event
 from tests.clients.test_render import make_room, play_to_hand_over, started
+from tests.clients.test_replay import played_match, record_of
 
 pytest.importorskip("pytest_textual_snapshot")
 
@@ -77,6 +81,13 @@ class ScreenApp(App[None]):
     def open_matches(self) -> None: ...
     def open_replay(self, match_id: str) -> None: ...
     def rename(self, name: str) -> None: ...
+    def note(self, text: str) -> None: ...
+
+    async def recovery_code(self) -> str:
+        return "9WPC-9W9A-HCHE-RG4T"
+
+    async def recover(self, code: str) -> str:
+        return "Ana#4F7K"
 
 
 PROFILE = {
@@ -144,3 +155,52 @@ def test_the_top_players_board(snap_compare: Compare) -> None:
 
 def test_the_help(snap_compare: Compare) -> None:
     assert snap_compare(ScreenApp(lambda app: HelpScreen(app.look)), terminal_size=SIZE)
+
+
+def test_the_identity_dialog_with_a_new_recovery_code(snap_compare: Compare) -> None:
+    async def ask(pilot: Pilot[None]) -> None:
+        await pilot.press("c")
+        await pilot.pause()
+
+    dialog = lambda app: IdentityScreen(app.look, describe_profile(PROFILE))  # noqa: E731
+    assert snap_compare(ScreenApp(dialog), terminal_size=SIZE, run_before=ask)
+
+
+def test_your_matches(snap_compare: Compare) -> None:
+    client = FixedClient()
+    seats = [{"name": "Ana", "tag": "4F7K"}, {"name": "Bot 2", "tag": None}]
+    change = {"before": 1022, "after": 1034, "matches": 3, "provisional": True}
+    change |= {"place": 1, "of": 2, "reason": "placed"}
+    client.replies["matches"] = {
+        "type": "matches",
+        "matches": [
+            {
+                "id": "ABCDEF-2",
+                "finished_at": 1_700_003_600.0,
+                "seat": 0,
+                "seats": seats,
+                "totals": [4, 31],
+                "winners": [0],
+                "ratings": [change, None],
+                "unrated": None,
+            },
+            {
+                "id": "ABCDEF-1",
+                "finished_at": 1_700_000_000.0,
+                "seat": 0,
+                "seats": seats,
+                "totals": [27, 9],
+                "winners": [1],
+                "ratings": None,
+                "unrated": "casual",
+            },
+        ],
+    }
+    screen = lambda app: MatchesScreen(client, app.look)  # type: ignore[arg-type]  # noqa: E731
+    assert snap_compare(ScreenApp(screen), terminal_size=SIZE)
+
+
+def test_a_replay(snap_compare: Compare) -> None:
+    replay = build(record_of(played_match()))
+    screen = lambda app: ReplayScreen(replay, app.look, 12)  # noqa: E731
+    assert snap_compare(ScreenApp(screen), terminal_size=SIZE)

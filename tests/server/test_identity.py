@@ -175,6 +175,43 @@ async def test_two_players_of_one_name_never_share_a_tag(
     assert tags == {ana.player_id: "GQJX", ben.player_id: "7777"}
 
 
+async def test_every_seat_shows_its_persons_tag(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixed_tags(monkeypatch, "GQJX", "4F7K", "ZZZZ", "7777")
+    host = await client("Rho")
+    assert (await profile(host))["tag"] == "GQJX"
+    code = await host.create(seats=4, bots=[None, None, None, "random"])
+    # Another Rho the server kept nothing of yet (no tag), then one it keeps.
+    bare = await client("Rho")
+    await bare.join(code)
+    kept = await client("Rho")
+    assert (await profile(kept))["tag"] == "4F7K"
+    await kept.join(code)
+
+    def seated(c: GameClient) -> bool:
+        return c.doc is not None and all(c.doc["room"]["seats"])
+
+    await host.until(seated)
+    assert host.doc is not None
+    shown = [(seat["name"], seat["tag"]) for seat in host.doc["room"]["seats"]]
+    assert shown == [("Rho", "GQJX"), ("Rho", None), ("Rho", "4F7K"), ("Bot 4", None)]
+    # Folded from the stored events: the room read again from its log shows the same.
+    events = await server.store.read(code)
+    sat = [e.get("tag") for e in events if e["e"] == "sit" and e["kind"] == "human"]
+    assert sat == ["GQJX", None, "4F7K"]
+
+    # Quick play carries the tag through the queue's ticket.
+    one, two = await client("Ana"), await client("Ben")
+    tags = [(await profile(one))["tag"], (await profile(two))["tag"]]
+    for c in (one, two):
+        await c.request({"type": "quick_play", "seats": 2}, "queued")
+    for c in (one, two):
+        await c.until(lambda c: c.doc is not None)
+    assert one.doc is not None
+    assert [seat["tag"] for seat in one.doc["room"]["seats"]] == tags
+
+
 # --- 4: a new recovery code signs every other device out ---------------------------------
 
 

@@ -107,7 +107,15 @@ class KingsCornerApp(App[int]):
             reply = await self.client.request({"type": "profile"}, "profile")
         except (ServerError, TimeoutError, ConnectionError):
             return
+        self.go_by(reply.get("name"))
         self.lobby.show_me(describe_profile(reply, self.look.lang))
+
+    def go_by(self, name: object) -> None:
+        """Go by the name the server keeps for this identity (a welcome's, a profile's):
+        it wins over ``--name`` until the player renames."""
+        if isinstance(name, str) and name:
+            self.client.name = name
+            self.lobby.show_name(name)
 
     def rename(self, name: str) -> None:
         """Go by ``name`` from now on (the server keeps it, with a tag)."""
@@ -127,6 +135,22 @@ class KingsCornerApp(App[int]):
         self.lobby.show_name(self.client.name)
         self.lobby.show_me(describe_profile(reply, lang))
         self.lobby.show_note(t(lang, "renamed", who=who(reply.get("name"), reply.get("tag"))))
+
+    async def recovery_code(self) -> str:
+        """A new recovery code for this identity (shown once); the new player token it
+        comes with is kept in the token file (the old one is revoked)."""
+        code = await self.client.recovery_code()
+        self.terminal.save_player()
+        return code
+
+    async def recover(self, code: str) -> str:
+        """Become the player ``code`` belongs to; returns who that is (``Ana#4F7K``). The
+        token file keeps that identity from now on."""
+        welcome = await self.client.recover(code)
+        self.terminal.save_player()
+        self.go_by(welcome.get("name"))
+        self.refresh_profile()
+        return who(welcome.get("name"), welcome.get("tag"))
 
     def note(self, text: str) -> None:
         """Say something in the lobby (or, in a room, in the status line)."""
@@ -220,6 +244,9 @@ class KingsCornerApp(App[int]):
                 continue
             frames = client.frames[self._seen :]
             self._seen = len(client.frames)
+            for frame in frames:
+                if frame["type"] == "welcome":
+                    self.go_by(frame.get("name"))
             self.terminal.save_tokens()
             now_online = client.close_code is None
             if now_online != self._online:

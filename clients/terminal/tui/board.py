@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from clients.terminal.render import plate
 from protocol.engine import CORNERS
 
 from .keys import KEY_OF_PILE
@@ -284,9 +285,9 @@ class SeatsView(Static):
                 out.append("\n")
             playing = game is not None and game["phase"] == "playing" and game["turn"] == i
             out.append(("▶ " if look.symbols else "> ") if playing else "  ", "bold")
-            name = str(entry["name"]) if entry else t(lang, "free")
+            name = plate(entry, name_w) if entry else t(lang, "free")[:name_w]
             style = "bold" if i == me else ("dim" if entry is None else "")
-            out.append(f"{name[:name_w]:<{name_w}}", style)
+            out.append(f"{name:<{name_w}}", style)
             used = 2 + name_w
             if game is not None:
                 out.append(f"{game['counts'][i]:>3}{game['totals'][i]:>6}")

@@ -14,6 +14,8 @@ from textual.events import Key
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from clients.net import ServerError
+from clients.words import describe_error
 from protocol.bots import LEVELS
 
 from ..app import Entry
@@ -32,6 +34,9 @@ class Host(Protocol):
     def open_matches(self) -> None: ...
     def open_replay(self, match_id: str) -> None: ...
     def rename(self, name: str) -> None: ...
+    def note(self, text: str) -> None: ...
+    async def recovery_code(self) -> str: ...
+    async def recover(self, code: str) -> str: ...
 
 
 class LobbyScreen(Screen[None]):
@@ -48,6 +53,7 @@ class LobbyScreen(Screen[None]):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.player_name = name
+        self.me_text = ""
 
     @property
     def host(self) -> Host:
@@ -65,6 +71,7 @@ class LobbyScreen(Screen[None]):
             "menu_boards",
             "menu_matches",
             "menu_rename",
+            "menu_identity",
             "menu_replay",
             "menu_quit",
         ):
@@ -92,6 +99,7 @@ class LobbyScreen(Screen[None]):
 
     def show_me(self, text: str) -> None:
         """You as the server knows you: name and tag, rating, rated matches."""
+        self.me_text = text
         me = self.query_one("#me", Static)
         me.update(Text(text))
         me.set_class(not text, "empty")
@@ -129,6 +137,8 @@ class LobbyScreen(Screen[None]):
                     host.rename(name)
 
             self.app.push_screen(PromptScreen(t(lang, "prompt_name"), host.look), rename)
+        elif ch == "i":
+            self.app.push_screen(IdentityScreen(host.look, self.me_text))
         elif ch == "b":
             host.open_boards()
         elif ch == "m":
@@ -171,6 +181,92 @@ class PromptScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class IdentityScreen(ModalScreen[None]):
+    """You on another device: a new recovery code to take this identity elsewhere (shown
+    once), or a code from elsewhere to become that player here."""
+
+    CSS = """
+    IdentityScreen { align: center middle; }
+    #identity { width: 76; height: auto; border: round $accent; background: $surface;
+                padding: 0 1; }
+    #identity-me { margin: 0 0 1 0; }
+    #identity-warning { margin: 1 0 0 0; color: $text-muted; }
+    #identity-said { margin: 1 0 0 0; }
+    #identity-said.empty { display: none; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
+
+    def __init__(self, look: Look, me: str) -> None:
+        super().__init__()
+        self.look = look
+        self.me = me
+
+    @property
+    def host(self) -> Host:
+        return cast(Host, self.app)
+
+    def compose(self) -> ComposeResult:
+        lang = self.look.lang
+        with Vertical(id="identity"):
+            yield Static(Text(self.me), id="identity-me")
+            yield Static(Text(t(lang, "identity_keys")))
+            yield Static(Text(t(lang, "identity_warning")), id="identity-warning")
+            yield Static(id="identity-said", classes="empty")
+
+    def on_mount(self) -> None:
+        box = self.query_one("#identity")
+        box.border_title = t(self.look.lang, "identity_title")
+        if not self.look.symbols:
+            box.styles.border = ("ascii", box.styles.border_top[1])
+
+    def say(self, text: str) -> None:
+        said = self.query_one("#identity-said", Static)
+        said.update(Text(text))
+        said.set_class(not text, "empty")
+
+    def on_key(self, event: Key) -> None:
+        ch = event.character or ""
+        if ch == "c":
+            self.run_worker(self._new_code(), exclusive=True, group="identity")
+        elif ch == "u":
+            question = t(self.look.lang, "prompt_recover")
+
+            def use(code: str | None) -> None:
+                if code:
+                    self.run_worker(self._recover(code), exclusive=True, group="identity")
+
+            self.app.push_screen(PromptScreen(question, self.look), use)
+        else:
+            return
+        event.stop()
+
+    async def _new_code(self) -> None:
+        try:
+            code = await self.host.recovery_code()
+        except ServerError as exc:
+            self.say("! " + describe_error(exc.frame, self.look.lang))
+            return
+        except (TimeoutError, ConnectionError) as exc:
+            self.say(f"! {exc}")
+            return
+        self.say(t(self.look.lang, "code_shown", code=code))
+
+    async def _recover(self, code: str) -> None:
+        try:
+            you = await self.host.recover(code)
+        except ServerError as exc:
+            self.say("! " + describe_error(exc.frame, self.look.lang))
+            return
+        except (TimeoutError, ConnectionError) as exc:
+            self.say(f"! {exc}")
+            return
+        self.dismiss(None)
+        self.host.note(t(self.look.lang, "recovered", who=you))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -290,4 +386,4 @@ class CreateScreen(ModalScreen[Entry | None]):
         self.dismiss(None)
 
 
-__all__ = ["CreateScreen", "LobbyScreen", "PromptScreen"]
+__all__ = ["CreateScreen", "IdentityScreen", "LobbyScreen", "PromptScreen"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.render import rating_lines, seat_name, sorted_hand
+from clients.terminal.render import plate, rating_lines, seat_name, sorted_hand
 from clients.words import describe_event
 
 from .board import seat_tags
@@ -58,7 +58,7 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
         extra.append(t(lang, "locked"))
     out.append(" · ".join(extra) + "\n\n")
     for i, entry in enumerate(room["seats"]):
-        name = str(entry["name"]) if entry else t(lang, "free")
+        name = plate(entry, 20) if entry else t(lang, "free")
         tags = ", ".join(seat_tags(doc, i, me, lang, online))
         out.append(f" {i + 1}  {name:<16} ", "bold" if i == me else "")
         out.append(f"{tags}\n", "italic")

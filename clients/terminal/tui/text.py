@@ -109,6 +109,21 @@ TEXTS: dict[str, dict[str, str]] = {
         "prompt_match": "Match id (Enter to go, Esc to cancel):",
         "prompt_name": "Your new name (Enter to keep it, Esc to cancel):",
         "renamed": "You go by {who} now.",
+        "menu_identity": "i  you on another device (recovery code)",
+        "identity_title": "You on another device",
+        "identity_keys": (
+            "c  a new recovery code, to be you in a browser or another terminal\nu  use a "
+            "recovery code: become the player it belongs to\nEsc  back"
+        ),
+        "identity_warning": (
+            "A new code signs your other devices out; the code before stops working."
+        ),
+        "code_shown": (
+            "Your recovery code: {code}\nWrite it down: it is shown only now. Enter it in a "
+            "browser, or with u here (or --recover) in another terminal."
+        ),
+        "prompt_recover": "Recovery code (Enter to become that player, Esc to cancel):",
+        "recovered": "Welcome back, {who}: this terminal plays as you now.",
         "queued": "Looking for a table of {n}; bots fill it shortly… (Esc cancels)",
         "create_title": "New room",
         "opt_seats": "Seats",
@@ -273,6 +288,24 @@ TEXTS: dict[str, dict[str, str]] = {
         "prompt_match": "Id de la partida (Enter para ir, Esc para cancelar):",
         "prompt_name": "Tu nombre nuevo (Enter para guardarlo, Esc para cancelar):",
         "renamed": "Ahora eres {who}.",
+        "menu_identity": "i  recuperación: tú en otro dispositivo",
+        "identity_title": "Tú en otro dispositivo",
+        "identity_keys": (
+            "c  un código nuevo, para ser tú en un navegador o en otra terminal\n"
+            "u  usar un código de recuperación: ser el jugador al que pertenece\n"
+            "Esc  volver"
+        ),
+        "identity_warning": (
+            "Un código nuevo cierra la sesión de tus otros dispositivos; el anterior deja de valer."
+        ),
+        "code_shown": (
+            "Tu código de recuperación: {code}\nApúntalo: solo se muestra ahora. Escríbelo "
+            "en un navegador, o con u aquí (o --recover) en otra terminal."
+        ),
+        "prompt_recover": (
+            "Código de recuperación (Enter para ser ese jugador, Esc para cancelar):"
+        ),
+        "recovered": "Bienvenido de nuevo, {who}: esta terminal juega como tú.",
         "queued": "Buscando una mesa de {n}; los bots la completan enseguida… (Esc cancela)",
         "create_title": "Sala nueva",
         "opt_seats": "Asientos",
@@ -438,6 +471,21 @@ TEXTS: dict[str, dict[str, str]] = {
         "prompt_match": "Id zápasu (Enter potvrdí, Esc zruší):",
         "prompt_name": "Vaše nové jméno (Enter uloží, Esc zruší):",
         "renamed": "Teď vystupujete jako {who}.",
+        "menu_identity": "i  vy na jiném zařízení (kód pro obnovení)",
+        "identity_title": "Vy na jiném zařízení",
+        "identity_keys": (
+            "c  nový kód pro obnovení: budete sebou v prohlížeči nebo jiném terminálu\nu  "
+            "použít kód pro obnovení: stát se hráčem, jemuž patří\nEsc  zpět"
+        ),
+        "identity_warning": (
+            "Nový kód odhlásí vaše ostatní zařízení; předchozí kód přestane platit."
+        ),
+        "code_shown": (
+            "Váš kód pro obnovení: {code}\nZapište si ho: ukáže se jen teď. Zadejte ho v "
+            "prohlížeči, nebo klávesou u (či --recover) v jiném terminálu."
+        ),
+        "prompt_recover": "Kód pro obnovení (Enter: stát se tím hráčem, Esc zruší):",
+        "recovered": "Vítejte zpět, {who}: tento terminál teď hraje za vás.",
         "queued": "Hledám stůl pro {n}; boti ho brzy doplní… (Esc zruší)",
         "create_title": "Nová místnost",
         "opt_seats": "Místa",
