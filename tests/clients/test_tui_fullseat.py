@@ -397,7 +397,8 @@ async def test_a_seat_taken_back_from_the_bot_and_a_pile_moved_by_clicks(
         await shows(pilot, "Waiting room · room code")
         screen = app.screen
         assert isinstance(screen, GameScreen) and client.doc is not None
-        await screen.configure({**client.doc["room"]["options"], "turn_timer": 2.0})
+        # Long enough for the two clicks below on a busy machine, short enough to wait out.
+        await screen.configure({**client.doc["room"]["options"], "turn_timer": 8.0})
         await until(
             pilot,
             lambda: client.doc is not None and client.doc["room"]["options"]["turn_timer"],
@@ -417,7 +418,7 @@ async def test_a_seat_taken_back_from_the_bot_and_a_pile_moved_by_clicks(
         )
 
         # Two turns left to the timer in a row: away, a bot plays the seat; b takes it back.
-        await until(pilot, lambda: bool((seats_of(client)[0] or {}).get("away")), 20, "away")
+        await until(pilot, lambda: bool((seats_of(client)[0] or {}).get("away")), 60, "away")
         await shows(pilot, "b takes it back")
         save(app, "away-80x24")
         await pilot.press("b")

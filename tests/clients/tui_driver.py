@@ -28,10 +28,12 @@ TABLE = ["8C", "9D", "KS", "2D"]
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[GameServer]:
+async def server(request: pytest.FixtureRequest) -> AsyncIterator[GameServer]:
     """The real server of ``tests/clients/conftest.py``, its bots thinking in threads: the
-    headless app holds the standard streams that bot worker processes would inherit."""
-    game = await start_server(test_settings(bot_workers=0))
+    headless app holds the standard streams that bot worker processes would inherit. A
+    test's ``settings`` mark changes more."""
+    marker = request.node.get_closest_marker("settings")
+    game = await start_server(test_settings(bot_workers=0, **(marker.kwargs if marker else {})))
     yield game
     await game.shutdown()
 
