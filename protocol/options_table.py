@@ -221,5 +221,25 @@ def word_keys(spec: OptionSpec) -> list[str]:
     return keys
 
 
+def summary_words(values: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A room's options in one line, as catalogue keys with their parameters, in the
+    declaration's order: only the options ``values`` holds, at the values the declaration
+    names (a number as ``value``, written without a needless ``.0``)."""
+    words: list[tuple[str, dict[str, Any]]] = []
+    for spec in OPTIONS:
+        if spec.name not in values:
+            continue
+        value = values[spec.name]
+        if not (value in spec.summary_when or ("*" in spec.summary_when and value)):
+            continue
+        if spec.kind == "choice":
+            words.append((f"summary.{spec.name}.{value}", {}))
+        elif spec.kind == "flag":
+            words.append((f"summary.{spec.name}" + ("" if value else ".off"), {}))
+        else:
+            words.append((f"summary.{spec.name}", {"value": f"{value:g}"}))
+    return words
+
+
 #: Every key the options' words need, in every language's catalogue.
 WORD_KEYS: tuple[str, ...] = tuple(key for spec in OPTIONS for key in word_keys(spec))

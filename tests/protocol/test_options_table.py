@@ -11,10 +11,18 @@ from typing import Any
 
 import pytest
 
+from clients.terminal.tui.text import TEXTS
 from protocol.engine import Options
 from protocol.errors import BadOptions
 from protocol.messages import RoomOptions
-from protocol.options_table import OPTIONS, RULES, WORD_KEYS, OptionSpec, room_values
+from protocol.options_table import (
+    OPTIONS,
+    RULES,
+    WORD_KEYS,
+    OptionSpec,
+    room_values,
+    summary_words,
+)
 from server.routes import ROOM_OPTIONS_JS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,6 +105,29 @@ def test_every_language_words_every_option() -> None:
     for catalogue in CATALOGUES:
         missing = set(WORD_KEYS) - keys_of(catalogue)
         assert not missing, (catalogue.name, sorted(missing))
+
+
+def test_the_terminal_words_every_summary_in_every_language() -> None:
+    summary = {key for key in WORD_KEYS if key.startswith("summary.")}
+    summary -= {"summary.public", "summary.public.off"}  # its header says public by itself
+    for lang, texts in TEXTS.items():
+        assert summary <= set(texts), (lang, sorted(summary - set(texts)))
+
+
+def test_a_summary_names_what_differs_from_a_plain_room_in_the_declarations_order() -> None:
+    plain = room_values(RoomOptions())
+    assert summary_words(plain) == [("summary.target", {"value": "25"}), ("summary.draw.end", {})]
+    odd = room_values(RoomOptions(kings_first=True, turn_timer=2.5, casual=True, pace="fast"))
+    assert [key for key, _ in summary_words(odd)] == [
+        "summary.target",
+        "summary.draw.end",
+        "summary.kings_first",
+        "summary.turn_timer",
+        "summary.casual",
+        "summary.pace.fast",
+    ]
+    assert summary_words({"turn_timer": 30.0}) == [("summary.turn_timer", {"value": "30"})]
+    assert summary_words({"public": False}) == [("summary.public.off", {})]
 
 
 def test_the_web_client_imports_the_declaration_as_served() -> None:

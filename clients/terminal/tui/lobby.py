@@ -320,7 +320,10 @@ class CreateScreen(ModalScreen[Entry | None]):
             with Horizontal():
                 yield Label(t(lang, "opt_draw"))
                 yield Select(
-                    [(t(lang, "draw_end"), "end"), (t(lang, "draw_start"), "start")],
+                    [
+                        (t(lang, "summary.draw.end"), "end"),
+                        (t(lang, "summary.draw.start"), "start"),
+                    ],
                     value="end",
                     id="draw",
                     compact=True,

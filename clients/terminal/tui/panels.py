@@ -11,6 +11,7 @@ from rich.text import Text
 
 from clients.terminal.render import plate, rating_lines, seat_name, sorted_hand
 from clients.words import describe_event
+from protocol.options_table import summary_words
 
 from .board import seat_tags
 from .look import Look
@@ -21,18 +22,8 @@ Doc = Mapping[str, Any]
 
 def options_line(doc: Doc, lang: str) -> str:
     """The room's variants in a few words: target, draw, kings first, timer, fast bots."""
-    room = doc["room"]
-    opts = room["options"]
-    parts = [t(lang, "target", n=opts["target"]), t(lang, f"draw_{opts['draw']}")]
-    if opts.get("kings_first"):
-        parts.append(t(lang, "kings_first"))
-    if opts.get("casual"):
-        parts.append(t(lang, "casual"))
-    if opts.get("turn_timer"):
-        parts.append(t(lang, "timer", s=f"{opts['turn_timer']:g}"))
-    if opts.get("pace") == "fast":
-        parts.append(t(lang, "fast_bots"))
-    return " · ".join(parts)
+    words = summary_words(doc["room"]["options"])
+    return " · ".join(t(lang, key, **params) for key, params in words)
 
 
 def describe(event: Mapping[str, Any], doc: Doc | None, look: Look) -> str:
