@@ -18,6 +18,8 @@ from .store.base import Store
 log = logging.getLogger(__name__)
 #: Rooms ticked together in one slice of the maintenance round.
 _TICK_SLICE = 25
+#: Failed store checks in a row (a tick apart) before the store counts as unreachable.
+MISSES_FOR_DOWN = 2
 
 
 class Maintenance:
@@ -35,8 +37,9 @@ class Maintenance:
         self._store = store
         self._lobby = lobby
         self._connections = connections
-        #: False from a failed check until the store answers again.
+        #: False from the second failed check in a row until the store answers again.
         self.store_up = True
+        self._misses = 0
         #: When the last heartbeat was stored, and when heartbeats resumed after a gap.
         self._last_beat = float("-inf")
         self._resumed = float("-inf")
@@ -53,14 +56,18 @@ class Maintenance:
         """Run rounds until cancelled; a failed round is logged and the next one comes."""
         settings = self._settings
         while True:
-            up = await self._store.ping()
+            answered = await self._store.ping()
+            self._misses = 0 if answered else self._misses + 1
+            # One late answer on a busy host is not an outage: turning players away (503)
+            # and showing them a banner waits for a second miss, a tick later.
+            up = answered or (self.store_up and self._misses < MISSES_FOR_DOWN)
             if up != self.store_up:
                 self.store_up = up
                 log.warning("store %s", "reachable again" if up else "unreachable")
                 frame = dumps({"type": "status", "store": "up" if up else "down"})
                 for conn in list(self._connections):
                     conn.send(frame)
-            if up:
+            if answered:
                 try:
                     await self._store.heartbeat(
                         settings.process_id, self.members(), settings.tick * 3

@@ -284,7 +284,10 @@ async def test_the_daily_deal_changes_no_rating_and_keeps_its_board(
     [summary] = await recorded(server, str(ana.player_id))
     assert summary["ratings"] is None and summary["unrated"] == "daily"
     assert await server.store.ratings([str(ana.player_id)]) == {}
-    rows, _ = await server.records.leaderboard("daily", None)
+    # The board is written a moment after the match record: wait for it, not for the clock.
+    async with asyncio.timeout(30):
+        while not (rows := (await server.records.leaderboard("daily", None))[0]):
+            await asyncio.sleep(0.05)
     assert [row["player"] for row in rows] == [ana.player_id]
 
 
