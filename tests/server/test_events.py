@@ -257,7 +257,7 @@ async def test_the_largest_create_fits_and_a_rematch_keeps_the_decks(
 
 async def test_hello_without_a_name_is_welcomed_as_player(server: GameServer) -> None:
     c = GameClient(f"ws://127.0.0.1:{port_of(server)}/", "unused")
-    c._hello = lambda: {"type": "hello", "version": 1}  # type: ignore[method-assign]
+    c._hello = lambda version=2: {"type": "hello", "version": version}  # type: ignore[method-assign]
     await c.connect()
     try:
         await c.create(seats=2)
