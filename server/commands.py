@@ -365,7 +365,7 @@ async def resync(s: Services, conn: RoomConnection, msg: Resync) -> None:
 
 async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
     live = _room(conn)
-    if conn.seat is None:
+    if live.seat_of(conn) is None:
         raise NotSeated()
     check_phase(live.room.phase, "hint")
     room = live.room
