@@ -812,13 +812,18 @@ class Room:
         return [{"ev": "configured", "seat": self.host}]
 
     def _on_presence(self, e: Event) -> list[Line]:
+        """A person's connection came or went; coming back ends their being away."""
         seat = self.seats[e["seat"]]
-        if seat is not None:
-            seat.connected = e["connected"]
-            if e["connected"]:
-                seat.away = False
-                seat.idle = 0
-        return []
+        if seat is None:
+            return []
+        seat.connected = e["connected"]
+        if not e["connected"]:
+            return []
+        seat.idle = 0
+        if not seat.away:
+            return []
+        seat.away = False
+        return [{"ev": "away", "seat": e["seat"], "away": False}]
 
     def _on_away(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
