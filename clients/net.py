@@ -25,6 +25,11 @@ from protocol.messages import PROTOCOL_VERSION
 
 Frame = dict[str, Any]
 
+#: The protocol versions this client speaks, newest first. Version 1, as the server of the
+#: release before spoke it, is version 2 without what version 2 added
+#: (docs/protocol-changes.md): this client reads both.
+SPOKEN_VERSIONS = (PROTOCOL_VERSION, 1)
+
 
 class ServerError(Exception):
     """The server refused a request: ``code`` is its stable error code, ``params`` what
@@ -59,6 +64,8 @@ class GameClient:
         #: The secret player token (identity across visits): sent in every hello.
         self.player: str | None = None
         self.player_id: str | None = None
+        #: The protocol version the server's last welcome settled (0 before).
+        self.protocol = 0
         self.role: str | None = None
         #: Every frame received, decoded, in order (the tests audit them).
         self.frames: list[Frame] = []
@@ -76,18 +83,46 @@ class GameClient:
     # --- connection -----------------------------------------------------------------
 
     async def connect(self) -> GameClient:
-        """Open the WebSocket and say hello; returns self."""
+        """Open the WebSocket and say hello; returns self. A refused hello raises
+        :class:`ServerError` (the connection stays open)."""
         self.ws = await connect(self.url, max_size=2**20, open_timeout=10)
-        await self._send(self._hello())
+        answer = await self._greet()
         self._reader = asyncio.create_task(self._read())
-        await self.wait_for(lambda f: f["type"] == "welcome", errors=True)
+        if answer["type"] == "error":
+            raise ServerError(answer)
         return self
 
-    def _hello(self) -> Frame:
-        hello: Frame = {"type": "hello", "version": PROTOCOL_VERSION, "name": self.name}
+    def _hello(self, version: int = PROTOCOL_VERSION) -> Frame:
+        hello: Frame = {"type": "hello", "version": version, "name": self.name}
         if self.player is not None:
             hello["player"] = self.player
         return hello
+
+    async def _greet(self) -> Frame:
+        """Say hello on a new socket and read until its answer: the ``welcome``, or the
+        ``error`` refusing it. A server that refuses :data:`PROTOCOL_VERSION` but speaks
+        another version of :data:`SPOKEN_VERSIONS` (an older release, in the middle of a
+        rolling upgrade) is greeted again in that one; ``protocol`` is the version the
+        welcome settled."""
+        assert self.ws is not None
+        version = PROTOCOL_VERSION
+        await self._send(self._hello(version))
+        while True:
+            frame: Frame = orjson.loads(await self.ws.recv())
+            self.frames.append(frame)
+            await self._take(frame)
+            if frame["type"] == "welcome":
+                self.protocol = int(frame["version"])
+                return frame
+            if frame["type"] != "error":
+                continue  # a status notice may come first
+            supported = (frame.get("params") or {}).get("supported") or []
+            common = [v for v in SPOKEN_VERSIONS if v in supported]
+            if frame["code"] == "unsupported_version" and common and common[0] != version:
+                version = common[0]
+                await self._send(self._hello(version))
+                continue
+            return frame
 
     async def close(self) -> None:
         self._closing = True
@@ -133,7 +168,7 @@ class GameClient:
             self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
             try:
                 self.ws = await connect(self.url, max_size=2**20, open_timeout=5)
-                await self._send(self._hello())
+                await self._greet()
                 if self.room is not None and self.token is not None:
                     await self._send({"type": "join", "room": self.room, "token": self.token})
                 elif self.room is not None:

@@ -14,8 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from protocol.options_table import DrawRule, Pace, option
 
-PROTOCOL_VERSION = 1
-SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION})
+#: The protocol version this release speaks (docs/protocol-changes.md lists each one).
+PROTOCOL_VERSION = 2
+#: Older versions a ``hello`` may still ask for, in their deprecation period
+#: (docs/protocol-changes.md says until when).
+DEPRECATED_VERSIONS = frozenset({1})
+#: Every version a ``hello`` may ask for; any other is refused with ``unsupported_version``.
+SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION, *DEPRECATED_VERSIONS})
 
 Name = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 RoomCode = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]{6}$")]
@@ -95,8 +100,10 @@ class RoomOptions(_Message):
 
 
 class Hello(_Message):
-    """First message of every connection: the protocol version, a display name, and the
-    secret ``player`` token from an earlier ``welcome`` (omit it to get a new identity).
+    """First message of every connection: the protocol ``version`` the client speaks, a
+    display name, and the secret ``player`` token from an earlier ``welcome`` (omit it to
+    get a new identity). A version the server does not speak is refused with
+    ``unsupported_version``, whose ``supported`` lists those it does.
     An identity that has a kept name goes by it, whatever ``name`` says (``rename``
     changes it); a name that cannot be one is refused with ``bad_name``."""
 
@@ -338,7 +345,8 @@ ClientMessage = Annotated[
 
 
 class Welcome(_Message):
-    """``player`` is your secret identity token: keep it and send it in every ``hello``.
+    """``version`` is the protocol version the server speaks on this connection (the
+    hello's). ``player`` is your secret identity token: keep it and send it in every ``hello``.
     ``player_id`` is its public form (leaderboards, match history), ``tag`` the short mark
     shown after your name (null until the identity is first shown or kept: see ``profile``),
     ``name`` the name this connection goes by. Also the answer to ``recover``: then

@@ -34,7 +34,6 @@ from protocol.errors import (
     UnsupportedVersion,
 )
 from protocol.messages import (
-    PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
     Act,
     AddBot,
@@ -126,9 +125,10 @@ async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
     ``bad_name`` for a name that cannot be one, ``identity_revoked`` for a token a newer
     recovery code revoked. An identity with a kept name goes by it."""
     if message.version not in SUPPORTED_VERSIONS:
+        supported = sorted(SUPPORTED_VERSIONS)
         raise UnsupportedVersion(
-            f"This server speaks protocol version {PROTOCOL_VERSION}.",
-            supported=sorted(SUPPORTED_VERSIONS),
+            f"This server speaks protocol versions {', '.join(map(str, supported))}.",
+            supported=supported,
         )
     name = display_name(message.name)
     tag: str | None = None  # given once the identity is shown or kept, not for a hello
@@ -158,6 +158,7 @@ async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
     conn.name = name
     conn.player_token, conn.player_id = token, player
     conn.greeted = True
+    conn.protocol = message.version
     _welcome(conn, tag)
 
 
@@ -173,7 +174,7 @@ def _welcome(conn: RoomConnection, tag: str | None) -> None:
     conn.tag = tag
     welcome = {
         "type": "welcome",
-        "version": PROTOCOL_VERSION,
+        "version": conn.protocol,
         "server": SERVER_NAME,
         "player": conn.player_token,
         "player_id": conn.player_id,
@@ -364,7 +365,7 @@ async def resync(s: Services, conn: RoomConnection, msg: Resync) -> None:
 
 async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
     live = _room(conn)
-    if conn.seat is None:
+    if live.seat_of(conn) is None:
         raise NotSeated()
     check_phase(live.room.phase, "hint")
     room = live.room

@@ -93,6 +93,7 @@ class Connection(Generic[R]):
         "name",
         "player_id",
         "player_token",
+        "protocol",
         "queued_at",
         "room",
         "rooms_created",
@@ -125,6 +126,8 @@ class Connection(Generic[R]):
         #: The identity's tag, once the server keeps the identity (None before).
         self.tag: str | None = None
         self.greeted = False
+        #: The protocol version this connection is served in (its hello's; 0 before).
+        self.protocol = 0
         self.room: R | None = None
         self.seat: int | None = None
         #: The token hash of the seat this connection is bound to: a seat number alone goes

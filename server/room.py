@@ -30,7 +30,11 @@ from protocol.errors import (
     BadOptions,
     BadPhase,
     BadToken,
+    ClientError,
+    HandInProgress,
+    HandOver,
     Kicked,
+    MatchOver,
     NotHost,
     NotReady,
     NotSeated,
@@ -88,9 +92,25 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: The game's own refusals of a command in a phase it does not take, where one says more
+#: than ``bad_phase`` (docs/protocol.md, "Which refusal wins").
+PHASE_CODES: dict[tuple[str, RoomPhase], type[ClientError]] = {
+    ("act", "hand_over"): HandOver,
+    ("act", "finished"): MatchOver,
+    ("hint", "hand_over"): HandOver,
+    ("hint", "finished"): MatchOver,
+    ("next_hand", "playing"): HandInProgress,
+    ("next_hand", "finished"): MatchOver,
+}
+
+
 def check_phase(phase: RoomPhase, command: str) -> None:
-    """Raise :class:`BadPhase` when ``command`` is not allowed in ``phase``."""
+    """Refuse ``command`` when it is not allowed in ``phase``: with the game's own code
+    (:data:`PHASE_CODES`) where there is one, else :class:`BadPhase`."""
     if command not in ALLOWED[phase]:
+        code = PHASE_CODES.get((command, phase))
+        if code is not None:
+            raise code()
         raise BadPhase(
             f"'{command}' is not possible while the room is {phase.replace('_', ' ')}.",
             command=command,
@@ -472,9 +492,9 @@ class Room:
         return {"e": "move_seat", "from": current, "to": seat}
 
     def decide_ready(self, seat: int | None, ready: bool) -> list[Event]:
-        check_phase(self.phase, "ready")
         if seat is None:
             raise NotSeated()
+        check_phase(self.phase, "ready")
         s = self.seats[seat]
         if s is None or s.ready == ready:
             return []
@@ -482,8 +502,8 @@ class Room:
 
     def decide_configure(self, actor: int | None, settings: RoomOptions) -> list[Event]:
         """The host changes the options: seats, variants, bot levels, public, timer."""
-        check_phase(self.phase, "configure")
         self._host_only(actor)
+        check_phase(self.phase, "configure")
         # Reproducible-deal settings are never shown to clients: keep them unless resent.
         # The bots' pace is kept too unless resent (a client that knows no pace keeps it).
         before = self.settings
@@ -514,16 +534,16 @@ class Room:
         return events
 
     def decide_add_bot(self, actor: int | None, seat: int, level: str) -> Event:
-        check_phase(self.phase, "add_bot")
         self._host_only(actor)
+        check_phase(self.phase, "add_bot")
         self._seat_range(seat)
         if self.seats[seat] is not None:
             raise SeatTaken(reason="taken", seat=seat)
         return bot_seat_event(seat, level)
 
     def decide_remove_bot(self, actor: int | None, seat: int) -> Event:
-        check_phase(self.phase, "remove_bot")
         self._host_only(actor)
+        check_phase(self.phase, "remove_bot")
         self._seat_range(seat)
         s = self.seats[seat]
         if s is None or s.kind != "bot":
@@ -531,13 +551,13 @@ class Room:
         return {"e": "unseat", "seat": seat}
 
     def decide_lock(self, actor: int | None, locked: bool) -> list[Event]:
-        check_phase(self.phase, "lock")
         self._host_only(actor)
+        check_phase(self.phase, "lock")
         return [] if self.locked == locked else [{"e": "lock", "locked": locked}]
 
     def decide_kick(self, actor: int | None, seat: int) -> Event:
-        check_phase(self.phase, "kick")
         self._host_only(actor)
+        check_phase(self.phase, "kick")
         self._seat_range(seat)
         s = self.seats[seat]
         if s is None or s.kind != "human" or seat == actor:
@@ -549,11 +569,11 @@ class Room:
     def decide_start(
         self, actor: int | None, fill: str | None, seed: str | None = None
     ) -> list[Event]:
-        check_phase(self.phase, "start")
         if actor is None:
             raise NotSeated()
         if self.host is not None and actor != self.host:
             raise NotHost()
+        check_phase(self.phase, "start")
         waiting = [
             i
             for i, s in enumerate(self.seats)
@@ -583,9 +603,9 @@ class Room:
 
         A person acting for a seat a bot was covering takes it back first.
         """
-        check_phase(self.phase, "act")
         if seat is None:
             raise NotSeated()
+        check_phase(self.phase, "act")
         assert self.match is not None
         after = self.match.apply(action, seat)  # raises IllegalAction
         text = action.text()
@@ -600,9 +620,9 @@ class Room:
         return [event]
 
     def decide_back(self, seat: int | None) -> list[Event]:
-        check_phase(self.phase, "back")
         if seat is None:
             raise NotSeated()
+        check_phase(self.phase, "back")
         s = self.seats[seat]
         return [{"e": "away", "seat": seat, "away": False}] if s is not None and s.away else []
 
@@ -624,16 +644,17 @@ class Room:
 
         The host may ``force`` it: bots then take the seats of people who are gone.
         """
-        check_phase(self.phase, "rematch")
         if seat is None:
             raise NotSeated()
+        if force:
+            self._host_only(seat)
+        check_phase(self.phase, "rematch")
         if self.daily is not None:
             raise BadPhase(
                 "A daily deal is played once: start a new daily or a new game.", reason="daily"
             )
         events: list[Event] = []
         if force:
-            self._host_only(seat)
             for i, s in enumerate(self.seats):
                 if s is not None and s.kind == "human" and not s.connected and i != seat:
                     events.append({"e": "bot_takes", "seat": i, "level": "medium"})
@@ -791,13 +812,18 @@ class Room:
         return [{"ev": "configured", "seat": self.host}]
 
     def _on_presence(self, e: Event) -> list[Line]:
+        """A person's connection came or went; coming back ends their being away."""
         seat = self.seats[e["seat"]]
-        if seat is not None:
-            seat.connected = e["connected"]
-            if e["connected"]:
-                seat.away = False
-                seat.idle = 0
-        return []
+        if seat is None:
+            return []
+        seat.connected = e["connected"]
+        if not e["connected"]:
+            return []
+        seat.idle = 0
+        if not seat.away:
+            return []
+        seat.away = False
+        return [{"ev": "away", "seat": e["seat"], "away": False}]
 
     def _on_away(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]

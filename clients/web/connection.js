@@ -7,7 +7,9 @@ import { t } from "./i18n.js";
 import { NAME, S, storage } from "./state.js";
 import { banner } from "./toasts.js";
 
-const PROTOCOL_VERSION = 1;
+// The protocol versions this client speaks, newest first (docs/protocol-changes.md): it
+// says the first in its hello, and another only to a server that refuses the first.
+export const SPOKEN_VERSIONS = [2, 1];
 
 // What app.js does with each frame, and when the connection drops (see connect()).
 const handlers = { frame() {}, lost() {} };
@@ -39,6 +41,7 @@ function openSocket() {
   }, 600);
   ws.addEventListener("open", () => {
     S.helloTries = 0;
+    S.helloVersion = SPOKEN_VERSIONS[0];
     S.helloName = currentName();
     ws.send(JSON.stringify(hello(S.helloName)));
   });
@@ -66,7 +69,7 @@ function openSocket() {
 
 /** A hello: with the player token when this browser has one, so it stays the same player. */
 export function hello(name) {
-  const message = { type: "hello", version: PROTOCOL_VERSION, name };
+  const message = { type: "hello", version: S.helloVersion, name };
   if (S.player) message.player = S.player;
   return message;
 }
@@ -79,6 +82,14 @@ export function send(message) {
   } else {
     S.outbox.push(message);
   }
+}
+
+/** After ``unsupported_version``: the newest version this client speaks among the
+ * server's ``supported`` ones, or null when there is none (or it was just refused). */
+export function fallbackVersion(supported) {
+  if (!Array.isArray(supported)) return null;
+  const version = SPOKEN_VERSIONS.find((v) => supported.includes(v));
+  return version === undefined || version === S.helloVersion ? null : version;
 }
 
 /** Say hello again when the name changed since the last hello (before create/join). */

@@ -51,6 +51,7 @@ export const S = {
   everWelcomed: false,
   helloName: null,
   helloTries: 0,
+  helloVersion: 2, // the protocol version of this connection's hello (connection.js)
   retry: 0,
   outbox: [],
   room: null,

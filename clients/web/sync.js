@@ -2,7 +2,7 @@
 // joining and leaving, the room's document from a snapshot and then patches (a gap or a
 // patch that does not apply asks for a fresh snapshot), and the server's refusals.
 
-import { hello, send } from "./connection.js";
+import { fallbackVersion, hello, send } from "./connection.js";
 import { localPile } from "./board.js";
 import { cardText } from "./cards.js";
 import { seatName } from "./doc.js";
@@ -243,6 +243,15 @@ export function errorText(frame) {
 
 export function onError(frame) {
   const text = errorText(frame);
+  if (!S.welcomed && frame.code === "unsupported_version" && S.ws) {
+    // An older server (during its upgrade) speaks an older version this client speaks too.
+    const version = fallbackVersion(frame.params && frame.params.supported);
+    if (version !== null) {
+      S.helloVersion = version;
+      S.ws.send(JSON.stringify(hello(S.helloName)));
+      return;
+    }
+  }
   S.dealing = false; // a refused create or start: the lobby (or the waiting room) shows
   const refusedHello = ["bad_message", "bad_name", "identity_revoked"].includes(frame.code);
   if (!S.welcomed && refusedHello && S.ws && S.helloTries < 2) {

@@ -107,7 +107,9 @@ def action_from_text(text: str) -> Action:
             return _move(left, right)
         if left in CARDS:
             return _play(left, right)
-    raise BadAction(f"Not an action: {text!r}.", reason="not_an_action", text=text)
+    raise BadAction(
+        "Not an action: CARD>PILE, PILE>PILE or end.", reason="not_an_action", text=text
+    )
 
 
 def _play(card: str, pile: str) -> Play:

@@ -218,17 +218,16 @@ def explain(position: Position, action: Action) -> IllegalAction:
         if not isinstance(action.card, str) or action.card not in CARDS:
             card = action.card if isinstance(action.card, str) else None
             return BadAction(
-                f"{action.card!r} is not a card code such as 7H, 10D or KS.",
+                "That is not a card code: a rank (A, 2 to 10, J, Q or K), then a suit "
+                "(C, D, H or S).",
                 reason="not_a_card",
                 card=card,
             )
         if not isinstance(action.pile, str) or action.pile not in PILE_INDEX:
             pile = action.pile if isinstance(action.pile, str) else None
-            return NoSuchPile(
-                f"There is no pile {action.pile!r}; piles are {', '.join(PILES)}.", pile=pile
-            )
+            return NoSuchPile(f"That is not a pile; piles are {', '.join(PILES)}.", pile=pile)
         if action.card not in hand:
-            return NotInHand(f"{action.card} is not in your hand.", card=action.card)
+            return NotInHand("That card is not in your hand.", card=action.card)
         i = PILE_INDEX[action.pile]
         if not piles[i]:
             return CornerNeedsKing(
@@ -237,7 +236,7 @@ def explain(position: Position, action: Action) -> IllegalAction:
                 pile=action.pile,
             )
         return DoesNotFit(
-            f"{action.card} does not fit on {piles[i][-1]}: it must be one rank lower "
+            f"That card does not fit on the top of {action.pile}: it must be one rank lower "
             "and of the opposite colour.",
             card=action.card,
             pile=action.pile,
@@ -246,7 +245,7 @@ def explain(position: Position, action: Action) -> IllegalAction:
     for name in (action.src, action.dst):
         if not isinstance(name, str) or name not in PILE_INDEX:
             return NoSuchPile(
-                f"There is no pile {name!r}; piles are {', '.join(PILES)}.",
+                f"That is not a pile; piles are {', '.join(PILES)}.",
                 pile=name if isinstance(name, str) else None,
             )
     src, dst = PILE_INDEX[action.src], PILE_INDEX[action.dst]
@@ -283,7 +282,7 @@ def explain(position: Position, action: Action) -> IllegalAction:
             **ends,
         )
     return DoesNotFit(
-        f"The base of {action.src} ({base}) does not fit on {piles[dst][-1]}; "
+        f"The base of {action.src} does not fit on the top of {action.dst}; "
         "a pile moves whole, by its base.",
         base=base,
         onto=piles[dst][-1],

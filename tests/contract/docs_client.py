@@ -201,6 +201,9 @@ class Contract:
 
     schema: dict[str, Any]
     docs: str
+    #: The version the docs describe (their title) and every version a server accepts.
+    version: int
+    accepted: tuple[int, ...]
     events: dict[str, Params]
     errors: dict[str, Params]
     client_messages: dict[str, Params]
@@ -239,9 +242,16 @@ class Contract:
         named = re.findall(r"\b(room|game)\.([a-z_]+)", docs)
         room_keys = set(example["room"]) | {key for part, key in named if part == "room"}
         game_keys = set(example["game"]) | {key for part, key in named if part == "game"}
+        # "# The kings-corner wire protocol (version 2)", and "**Accepted versions**: 2, and 1
+        # (deprecated...)".
+        title = re.search(r"^# .*\(version (\d+)\)", docs, re.M)
+        accepted = re.search(r"^\*\*Accepted versions\*\*: (.+)$", docs, re.M)
+        assert title is not None and accepted is not None, "the docs name no version"
         return cls(
             schema=schema,
             docs=docs,
+            version=int(title.group(1)),
+            accepted=tuple(sorted(int(v) for v in re.findall(r"\b\d+\b", accepted.group(1)))),
             events=events,
             errors=errors,
             client_messages=client_messages,
@@ -374,10 +384,14 @@ class DocsClient:
     async def connect(self, timeout: float = 5.0, *, hello: bool = True) -> None:
         self.ws = await connect(self.url, open_timeout=timeout, max_size=2**22)
         if hello:
-            await self.send({"type": "hello", "version": 1, "name": self.name})
+            version = self.contract.version
+            await self.send({"type": "hello", "version": version, "name": self.name})
             self.welcome = await self.wait_for(
                 lambda f: f.get("type") == "welcome", timeout, "welcome"
             )
+            # "The server answers `welcome` with the version it speaks on the connection".
+            if self.welcome.get("version") != version:
+                self.problem("welcome version", version, self.welcome.get("version"))
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send a frame that must validate against the schema's ``ClientMessage``."""

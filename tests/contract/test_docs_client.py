@@ -288,14 +288,15 @@ async def test_refusals_are_documented_errors(contract: Contract) -> None:
             await fresh.connect(REPLY, hello=False)
             await fresh.send({"type": "resync"})
             expect(await fresh.wait_for(lambda f: True, REPLY, "error"), "hello_first")
-            await fresh.send({"type": "hello", "version": 2, "name": "Flo"})
+            await fresh.send({"type": "hello", "version": contract.version + 1, "name": "Flo"})
             expect(
                 await fresh.wait_for(lambda f: True, REPLY, "error"),
                 "unsupported_version",
-                supported=[1],
+                supported=list(contract.accepted),
             )
-            await fresh.send({"type": "hello", "version": 1, "name": "Flo"})
-            await fresh.wait_for(lambda f: f.get("type") == "welcome", REPLY, "welcome")
+            await fresh.send({"type": "hello", "version": contract.version, "name": "Flo"})
+            welcome = await fresh.wait_for(lambda f: f.get("type") == "welcome", REPLY, "welcome")
+            assert welcome["version"] == contract.version, welcome
             await fresh.send({"type": "join", "room": "ZZZZZZ"})
             expect(await fresh.wait_for(lambda f: True, REPLY, "error"), "room_not_found")
             # The docs' own example of `field`: "the first field at fault (`options.seats`)".

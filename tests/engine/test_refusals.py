@@ -137,8 +137,9 @@ def test_a_refusal_has_a_readable_message() -> None:
     match = start()
     with pytest.raises(IllegalAction) as error:
         match.apply(action_from_text("8S>N"))
-    assert "8S" in error.value.message
-    assert "10C" in error.value.message
+    # The cards are in params; the English message names only the pile.
+    assert error.value.params == {"card": "8S", "pile": "N", "onto": "10C"}
+    assert error.value.message.startswith("That card does not fit on the top of N")
     assert str(error.value) == error.value.message
 
 

@@ -237,7 +237,7 @@ def expected_for(world: World, context: str, message: ClientMessage) -> Outcome:
         return Refused(frozenset(codes))
 
     if isinstance(message, Hello):
-        return None if message.version == 1 else no("unsupported_version")
+        return None if message.version in (1, 2) else no("unsupported_version")
     if context == "fresh":
         return no("hello_first")
     in_room = context != "outside"
@@ -265,32 +265,35 @@ def expected_for(world: World, context: str, message: ClientMessage) -> Outcome:
         codes = {
             "seated": RULE_CODES,
             "spectator": {"bad_action", "not_seated"},
-            "finished": {"bad_action", "bad_phase"},
-            "lobby": {"bad_action", "bad_phase"},
+            "finished": {"bad_action", "match_over"},
+            "lobby": {"bad_action", "not_seated"},
         }[context]
         return Refused(frozenset(codes))
     if isinstance(message, Sit):
         # Spectators' refused sits are pinned in test_findings.py; only seated players'
         # sits are fuzzed here.
         return no("bad_phase") if seated else None
-    if isinstance(message, Start):
-        return no("bad_phase") if context != "lobby" else no("not_seated")
+    # Which refusal wins (docs/protocol.md): not_seated, then not_host, then the phase. The
+    # seated contexts are seat 1's, not the host's.
+    if not seated:
+        if isinstance(message, Start | NextHand | Hint | Ready | Configure | AddBot):
+            return no("not_seated")
+        if isinstance(message, RemoveBot | Lock | Kick | Rematch | Back):
+            return no("not_seated")
+    if isinstance(message, Start | Configure | AddBot | RemoveBot | Lock | Kick):
+        return no("not_host")
     if isinstance(message, NextHand):
-        return no("bad_phase") if seated else no("not_seated")
+        return no("hand_in_progress") if context == "seated" else no("match_over")
     if isinstance(message, Hint):
-        return None if context == "seated" else no("bad_phase" if seated else "not_seated")
-    if isinstance(message, Ready | Configure | AddBot | RemoveBot | Lock):
-        return no("not_seated") if context == "lobby" else no("bad_phase")
-    if isinstance(message, Kick):
-        return no("not_host") if seated else no("not_seated")
+        return None if context == "seated" else no("match_over")
+    if isinstance(message, Ready):
+        return no("bad_phase")
     if isinstance(message, Rematch):
-        if context != "finished":
-            return no("bad_phase")
-        return no("not_host") if message.force else None  # a vote is legitimate
+        if message.force:
+            return no("not_host")
+        return None if context == "finished" else no("bad_phase")  # a vote is legitimate
     if isinstance(message, Back):
-        if context == "seated":
-            return None  # nothing to take back: a no-op
-        return no("not_seated") if context == "spectator" else no("bad_phase")
+        return None if context == "seated" else no("bad_phase")  # seated: a no-op
     raise AssertionError(f"no expectation for {message!r}")
 
 

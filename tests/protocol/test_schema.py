@@ -17,7 +17,7 @@ def test_frames_validate_against_the_schema() -> None:
     schema = build_schema()
     validator = jsonschema.Draft202012Validator(schema)
     good = [
-        {"type": "hello", "version": 1, "name": "Ana"},
+        {"type": "hello", "version": 2, "name": "Ana"},
         {"type": "act", "seq": 3, "action": {"type": "move", "from": "N", "to": "E"}},
         {"type": "create", "options": {"seats": 3, "bots": [None, "expert", None]}},
         {"type": "error", "code": "not_your_turn", "message": "It is not your turn.", "seq": 4},

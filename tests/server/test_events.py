@@ -257,7 +257,7 @@ async def test_the_largest_create_fits_and_a_rematch_keeps_the_decks(
 
 async def test_hello_without_a_name_is_welcomed_as_player(server: GameServer) -> None:
     c = GameClient(f"ws://127.0.0.1:{port_of(server)}/", "unused")
-    c._hello = lambda: {"type": "hello", "version": 1}  # type: ignore[method-assign]
+    c._hello = lambda version=2: {"type": "hello", "version": version}  # type: ignore[method-assign]
     await c.connect()
     try:
         await c.create(seats=2)
@@ -287,3 +287,33 @@ async def test_the_bots_that_replace_people_play_at_the_documented_levels(
     await ana.until(lambda c: seat(c, 1)["kind"] == "bot" and seat(c, 2)["kind"] == "bot")
     assert seat(ana, 1)["level"] == "heuristic" and seat(ana, 2)["level"] == "heuristic"
     assert {"ev": "bot_took", "seat": 1, "name": "Ben", "level": "heuristic"} in ana.log
+
+
+async def test_coming_back_after_being_away_ends_with_an_away_event(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana, ben = await client("Ana"), await client("Ben")
+    code = await ana.create(seats=2)
+    await ben.join(code)
+    await ben.ready()
+    await ana.start()
+    token = ben.token
+    await ben.close()
+    # Past the grace period a bot plays for Ben: the log says he is away.
+    away = {"ev": "away", "seat": 1, "away": True}
+    await ana.until(lambda c: away in c.log)
+    assert ana.doc is not None and ana.doc["room"]["seats"][1]["away"] is True
+    back = GameClient(f"ws://127.0.0.1:{port_of(server)}/", "Ben")
+    await back.connect()
+    try:
+        await back.join(code, token=token)
+        # Reconnecting ends it, and the log says so in the same patch that clears the flag.
+        returned = {"ev": "away", "seat": 1, "away": False}
+        await ana.until(lambda c: returned in c.log)
+        cleared = [f for f in ana.frames if f["type"] == "patch" and returned in f.get("log", [])]
+        assert len(cleared) == 1
+        ops = cleared[0]["ops"]
+        assert {"op": "replace", "path": "/room/seats/1/away", "value": False} in ops
+        assert back.doc is not None and back.doc["room"]["seats"][1]["away"] is False
+    finally:
+        await back.close()

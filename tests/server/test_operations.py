@@ -74,7 +74,7 @@ async def test_metrics_move_as_a_match_is_played() -> None:
         accepted = sample(after, "kc_actions_total", 'code="",outcome="accepted"')
         assert accepted > 10
         assert sample(after, "kc_act_to_patch_seconds_count") == accepted
-        assert sample(after, "kc_actions_total", 'code="bad_phase",outcome="refused"') == 1
+        assert sample(after, "kc_actions_total", 'code="match_over",outcome="refused"') == 1
         assert sample(after, "kc_sent_bytes_total") > 1000
         assert sample(after, "kc_store_operation_seconds_count", 'operation="append"') >= accepted
         assert sample(after, "kc_rooms", 'phase="finished"') == 1

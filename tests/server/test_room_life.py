@@ -169,3 +169,21 @@ async def test_an_idle_player_is_marked_away_and_returns_by_acting() -> None:
     finally:
         await a.close()
         await game.shutdown()
+
+
+async def test_configure_replaces_the_options_but_keeps_pace_and_the_deal(
+    client: ClientFactory,
+) -> None:
+    ana = await client("Ana")
+    code = await ana.create(
+        seats=3, target=40, public=True, pace="fast", seed="kept", bots=[None, "easy"]
+    )
+    await ana.request({"type": "configure", "options": {"target": 30}}, "patch")
+    room = ana.doc["room"] if ana.doc else {}
+    # Left out: back to the default (4 seats, not public); pace and the seed are kept, and
+    # the bot stays in its seat.
+    assert room["options"]["target"] == 30 and room["options"]["seats"] == 4
+    assert room["public"] is False and room["options"]["pace"] == "fast"
+    assert room["unrated"] == "chosen_deal"  # the seed is still the room's
+    assert room["seats"][1] is not None and room["seats"][1]["level"] == "easy"
+    assert code == room["code"]
