@@ -356,9 +356,15 @@ async def test_a_killed_worker_is_replaced(
     pool = server.bots.pool
     executors = [pool._executor, pool._urgent.executor if pool._urgent else None]
     assert all(executor is not None for executor in executors)
+    killed = 0
     for executor in executors:
         for pid in list(getattr(executor, "_processes", {})):
-            os.kill(pid, 9)
+            try:
+                os.kill(pid, 9)
+                killed += 1
+            except ProcessLookupError:  # a worker the pool was already replacing
+                pass
+    assert killed
     await asyncio.sleep(0.2)
     assert ana.room is not None
     acted = len(await server.store.read(ana.room))
