@@ -79,6 +79,10 @@ class GameClient:
         self._changed = asyncio.Condition()
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
+        #: The join a reconnection sent, until it is answered with ``joined``: refused with
+        #: ``store_unavailable`` (the store was away a moment), it is sent again.
+        self._rejoin: Frame | None = None
+        self._retry: asyncio.Task[None] | None = None
 
     # --- connection -----------------------------------------------------------------
 
@@ -170,15 +174,26 @@ class GameClient:
                 self.ws = await connect(self.url, max_size=2**20, open_timeout=5)
                 await self._greet()
                 if self.room is not None and self.token is not None:
-                    await self._send({"type": "join", "room": self.room, "token": self.token})
+                    self._rejoin = {"type": "join", "room": self.room, "token": self.token}
                 elif self.room is not None:
-                    await self._send({"type": "join", "room": self.room, "spectate": True})
+                    self._rejoin = {"type": "join", "room": self.room, "spectate": True}
+                if self._rejoin is not None:
+                    await self._send(self._rejoin)
                 self.close_code = None
                 self.reconnects += 1
                 return
             except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
                 await asyncio.sleep(delay + random.random() * delay)
                 delay = min(delay * 2, 2.0)
+
+    async def _join_again(self, join: Frame, delay: float = 0.25) -> None:
+        """Send a reconnection's refused ``join`` again after ``delay``, unless it was
+        answered or another connection replaced this one meanwhile."""
+        ws = self.ws
+        await asyncio.sleep(delay)
+        if self._rejoin is join and self.ws is ws and not self._closing:
+            with contextlib.suppress(ConnectionClosed):
+                await self._send(join)
 
     async def _take(self, frame: Frame) -> None:
         kind = frame["type"]
@@ -193,6 +208,7 @@ class GameClient:
             elif frame["to"] > self.version:
                 await self._send({"type": "resync"})
         elif kind == "joined":
+            self._rejoin = None
             self.room, self.seat, self.role = frame["room"], frame["seat"], frame["role"]
             if frame["token"] is not None:
                 self.token = frame["token"]
@@ -204,6 +220,8 @@ class GameClient:
             self.chat.append(frame)
         elif kind == "error":
             self.errors.append(frame)
+            if self._rejoin is not None and frame["code"] == "store_unavailable":
+                self._retry = asyncio.ensure_future(self._join_again(self._rejoin))
         async with self._changed:
             self._changed.notify_all()
 
