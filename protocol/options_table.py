@@ -13,7 +13,7 @@ Options a person never picks in a form (``bots``, which has its own seat pickers
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 Kind = Literal["count", "number", "choice", "flag"]
@@ -50,7 +50,7 @@ class OptionSpec:
     #: room's top level instead).
     in_room_options: bool = True
     #: The values the one-line summary names it at (``"*"``: any value but null).
-    summary_when: tuple[Value, ...] = field(default=())
+    summary_when: tuple[Value, ...] = ()
 
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is one this option takes (a bool is never a count)."""
