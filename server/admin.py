@@ -66,7 +66,7 @@ async def handle(settings: Settings, store: Store, request: Request) -> Reply:
             if code not in await store.room_codes():
                 return HTTPStatus.NOT_FOUND, {"error": "no such room"}
             await store.publish("admin", {"kind": "close", "room": code})
-            await store.delete_room(code)
+            await store.delete_room(code, closed=True)
             return HTTPStatus.OK, {"closed": code}
         if len(parts) == 4 and parts[:2] == ["admin", "connections"] and parts[3] == "kick":
             await store.publish("admin", {"kind": "kick", "conn": parts[2]})

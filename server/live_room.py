@@ -300,9 +300,10 @@ class LiveRoom:
     async def catch_up(self) -> None:
         """Fold in events another process stored, then react to them.
 
-        A room the store no longer holds at all (deleted, or lost with the store's data)
-        sends its viewers ``left`` and is dropped here. A room that now holds an event this
-        version cannot read is left to a newer process (:meth:`_leave_to_newer`).
+        A room the store no longer holds at all is dropped here: its viewers get ``kicked``
+        when an administrator closed it, ``left`` when it was lost with the store's data. A
+        room that now holds an event this version cannot read is left to a newer process
+        (:meth:`_leave_to_newer`).
         """
         try:
             async with self.lock:
@@ -311,7 +312,13 @@ class LiveRoom:
             return
         except RoomNotFound:
             log.warning("room %s is gone from the store; dropping it", self.code)
-            frame = dumps({"type": "left", "room": self.code})
+            try:
+                closed = await self.context.store.was_closed(self.code)
+            except KingsCornerError:
+                closed = False
+            # Closed by an administrator: "kicked", as the announcement (maybe still on its
+            # way) says it; lost with the store's data: "left".
+            frame = dumps({"type": "kicked" if closed else "left", "room": self.code})
             for conn in self.connections:
                 self.detach(conn, quiet=True)
                 conn.send(frame)

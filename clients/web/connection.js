@@ -92,12 +92,14 @@ export function fallbackVersion(supported) {
   return version === undefined || version === S.helloVersion ? null : version;
 }
 
-/** Say hello again when the name changed since the last hello (before create/join). */
+/** Go by the typed name when the player changed it since the server last said who this
+ * is (before create/join): a rename, kept for this identity. A hello would not do: its
+ * name gives way to a name the identity keeps already, and the lobby's profile request
+ * keeps the first one. */
 export function ensureName() {
   const name = currentName();
   storage.set(localStorage, NAME, name);
-  if (name !== S.helloName) {
-    S.helloName = name;
-    send(hello(name));
-  }
+  if (name === S.helloName) return;
+  S.helloName = name;
+  send({ type: "rename", name });
 }

@@ -1,7 +1,7 @@
 // You, as the server knows you: name and tag, rating, and the recovery code that takes this
 // identity to another browser. The code is shown once and kept nowhere in the page's storage.
 
-import { currentName, send } from "./connection.js";
+import { ensureName, send } from "./connection.js";
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
 import { profileText } from "./rating.js";
@@ -24,13 +24,23 @@ export function onProfile(frame) {
   renderMe();
 }
 
-/** A welcome: after a recovery, this browser is now the recovered player. */
+/** A welcome: the name this identity goes by (kept on another device, or recovered) fills
+ * the name field, unless the player typed another there meanwhile (kept by the next
+ * create or join: see ensureName). */
 export function onWelcomeMe(frame) {
-  if (S.recovering && typeof frame.name === "string") {
-    S.recovering = false;
-    $("name").value = frame.name;
-    storage.set(localStorage, NAME, frame.name);
+  const recovered = S.recovering;
+  S.recovering = false;
+  if (typeof frame.name === "string") {
     S.helloName = frame.name;
+    if (recovered) S.nameTyped = false;
+    const field = $("name");
+    const unnamed = !field.value && frame.name === t("lobby.default_name");
+    if (!S.nameTyped && !unnamed) {
+      field.value = frame.name;
+      storage.set(localStorage, NAME, frame.name);
+    }
+  }
+  if (recovered) {
     $("me-recover").hidden = true;
     $("me-recover-code").value = "";
     toast(t("me.recovered", { name: frame.name }), "info");
@@ -61,10 +71,10 @@ async function copyCode() {
 }
 
 export function wireMe() {
-  $("name").addEventListener("change", () => {
-    const name = currentName();
-    if (S.profile && name !== S.profile.name) send({ type: "rename", name });
+  $("name").addEventListener("input", () => {
+    S.nameTyped = true;
   });
+  $("name").addEventListener("change", ensureName);
   $("me-code").addEventListener("click", () => send({ type: "recovery_code" }));
   $("me-code-copy").addEventListener("click", copyCode);
   $("me-use").addEventListener("click", () => {

@@ -49,7 +49,8 @@ export const S = {
   ws: null,
   welcomed: false,
   everWelcomed: false,
-  helloName: null,
+  helloName: null, // the name the server knows this connection by (its hello, welcome, rename)
+  nameTyped: false, // the player typed in the name field: a create or join keeps that name
   helloTries: 0,
   helloVersion: 2, // the protocol version of this connection's hello (connection.js)
   retry: 0,

@@ -27,6 +27,8 @@ import orjson
 Event = dict[str, Any]
 #: Finished matches kept in each player's history.
 HISTORY_LIMIT = 200
+#: Seconds a store remembers that an administrator closed a room (:meth:`Store.was_closed`).
+CLOSED_KEPT_S = 300
 Message = dict[str, Any]
 #: Called with (channel, message) for every message on a subscribed channel.
 Handler = Callable[[str, Message], Awaitable[None]]
@@ -83,7 +85,15 @@ class Store(Protocol):
         """Events after version ``after`` (all of them by default); ``RoomNotFound`` if none."""
         ...
 
-    async def delete_room(self, code: str) -> None: ...
+    async def delete_room(self, code: str, *, closed: bool = False) -> None:
+        """Forget the room. ``closed``: an administrator closed it, and :meth:`was_closed`
+        says so for a while (a process that finds the room gone before the announcement
+        tells its viewers they were removed, as the announcement would)."""
+        ...
+
+    async def was_closed(self, code: str) -> bool:
+        """Whether ``code`` was deleted with ``closed`` in the last ``CLOSED_KEPT_S`` s."""
+        ...
 
     async def room_codes(self) -> list[str]:
         """Codes of every stored room (used by a restarted server to find its rooms)."""

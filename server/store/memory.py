@@ -11,6 +11,7 @@ from typing import Any
 from protocol.errors import Conflict, KingsCornerError, RoomNotFound
 
 from .base import (
+    CLOSED_KEPT_S,
     HISTORY_LIMIT,
     TAG_ROUNDS,
     Event,
@@ -37,6 +38,7 @@ class MemoryStore:
         self._members: dict[str, tuple[float, dict[str, list[dict[str, Any]]]]] = {}
         self._queues: dict[int, list[dict[str, Any]]] = {}
         self._leases: dict[str, tuple[str, float]] = {}
+        self._closed: dict[str, float] = {}  # room code -> when its closed mark lapses
         self._secrets: dict[str, str] = {}
         self._matches: dict[str, dict[str, Any]] = {}
         self._histories: dict[str, list[str]] = {}
@@ -82,10 +84,17 @@ class MemoryStore:
             raise RoomNotFound()
         return log[after:]
 
-    async def delete_room(self, code: str) -> None:
+    async def delete_room(self, code: str, *, closed: bool = False) -> None:
         self._rooms.pop(code, None)
         self._listing.pop(code, None)
         self._leases.pop(code, None)
+        now = time.monotonic()
+        self._closed = {c: t for c, t in self._closed.items() if t > now}
+        if closed:
+            self._closed[code] = now + CLOSED_KEPT_S
+
+    async def was_closed(self, code: str) -> bool:
+        return self._closed.get(code, 0.0) > time.monotonic()
 
     async def room_codes(self) -> list[str]:
         return list(self._rooms)

@@ -109,4 +109,18 @@ async def test_a_room_gone_from_the_store_sends_its_viewers_out(
     await server.store.delete_room(code)
     for p in (host, guest):
         await p.until(lambda c: c.room is None, 10)
+        assert p.frames[-1] == {"type": "left", "room": code}
+    assert code not in server.lobby.rooms
+
+
+async def test_a_room_an_administrator_closed_kicks_its_viewers_out_without_the_announcement(
+    client: ClientFactory, server: GameServer
+) -> None:
+    """A process that finds the room gone before the administrator's announcement reaches
+    it (none is published here) tells its viewers what the announcement would."""
+    host, guest, code = await a_match(client)
+    await server.store.delete_room(code, closed=True)
+    for p in (host, guest):
+        await p.until(lambda c: c.room is None, 10)
+        assert p.frames[-1] == {"type": "kicked", "room": code}
     assert code not in server.lobby.rooms

@@ -159,10 +159,21 @@ async def test_delete_room_forgets_its_log_listing_and_lease(store: Store) -> No
     assert await store.room_codes() == ["KEPT"]
     assert await store.listings() == [{"code": "KEPT"}]
     assert await store.lead("GONE", "b", 600 * UNIT)
+    assert not await store.was_closed("GONE")  # deleted, not closed by an administrator
     await store.delete_room("NEVER-EXISTED")
     # The code is free again.
     assert await store.create_room("GONE", ev(7))
     assert await store.read("GONE") == [ev(7)]
+
+
+async def test_a_room_closed_by_an_administrator_is_remembered_as_closed(store: Store) -> None:
+    await store.create_room("SHUT", ev(0))
+    await store.delete_room("SHUT", closed=True)
+    with pytest.raises(RoomNotFound):
+        await store.read("SHUT")
+    assert await store.was_closed("SHUT")
+    assert not await store.was_closed("OTHER")
+    assert await store.room_codes() == []
 
 
 # --- announcements ----------------------------------------------------------------------

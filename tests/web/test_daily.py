@@ -26,8 +26,9 @@ def play_daily(page: Page, name: str, bots: str = "bot · random") -> list[str]:
 
 
 def test_daily_deal_is_the_same_for_everyone_and_ranked_once(pages: Pages, shots: Shot) -> None:
+    # Named so that no other test of this shared server has her name on today's board.
     ana = pages.open("ana")
-    first_hand = play_daily(ana, "Ana")
+    first_hand = play_daily(ana, "Aurelia")
     expect(ana.locator("#bar-daily")).to_have_text("Daily deal — ranked")
     ana_token = storage_item(ana, "localStorage", "kc.player")
     assert isinstance(ana_token, str) and len(ana_token) >= 16
@@ -56,7 +57,7 @@ def test_daily_deal_is_the_same_for_everyone_and_ranked_once(pages: Pages, shots
     expect(ana.locator("#board-tab-daily")).to_have_attribute("aria-selected", "true")
     my_board_row(ana)
     mine = ana.locator("#board-table tr.mine")
-    expect(mine.locator(".who-name")).to_have_text("Ana")
+    expect(mine.locator(".who-name")).to_have_text("Aurelia")
     expect(mine.locator(".you-tag")).to_have_text("you")
     expect(mine.locator("td.num").nth(1)).to_have_text(total)  # rank, penalty, hands
     expect(mine.locator("td.num").nth(2)).to_have_text("1")
@@ -81,13 +82,13 @@ def test_daily_deal_is_the_same_for_everyone_and_ranked_once(pages: Pages, shots
         "Aún no estás en la clasificación de hoy: juega el reparto diario."
     )
     expect(ben.locator("#board-table tr.mine")).to_have_count(0)
-    expect(ben.locator("#board-table .who-name", has_text="Ana")).to_have_count(1)
+    expect(ben.locator("#board-table .who-name", has_text="Aurelia")).to_have_count(1)
 
     # Back to the table, then a new game from the lobby: the same deal again, now practice.
     ana.locator("#boards .view-back").click()
     expect(ana.locator("#overlay")).to_be_visible()
     ana.click("#new-game")
     expect(ana.locator("#lobby")).to_be_visible()
-    assert play_daily(ana, "Ana") == first_hand
+    assert play_daily(ana, "Aurelia") == first_hand
     expect(ana.locator("#bar-daily")).to_have_text("Daily deal — practice (already played today)")
     assert storage_item(ana, "localStorage", "kc.player") == ana_token

@@ -8,11 +8,13 @@ and Czech, with the same sentences as the terminal clients."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from clients.words import (
     LANGUAGES,
@@ -28,6 +30,7 @@ from server.ratings import MIN_MATCHES
 from .conftest import Pages, ServerThread, Shot
 from .helpers import create_room, my_board_row, play_until_over, storage_item
 
+ANY_WS = re.compile(r"^wss?://")
 NBSP = "\u00a0"
 #: "Your rating: 3rd of 4: +12 (1,000 → 1,012?)": the place among the seats counted.
 RATED_LINE = re.compile(
@@ -163,8 +166,7 @@ def test_a_rated_match_against_bots_shows_the_place_and_the_provisional_mark(
     assert rating_now is not None
 
     other = pages.open("rated-other")
-    # Welcomed first: the welcome names this new identity (a name typed before it arrives
-    # is replaced by the one the server keeps).
+    # Welcomed first: the welcome names this new identity.
     expect(other.locator("#me-line")).to_contain_text("rating")
     other.fill("#name", "Someone")
     other.press("#name", "Tab")  # a changed name is a rename
@@ -196,6 +198,34 @@ def test_a_rated_match_against_bots_shows_the_place_and_the_provisional_mark(
     expect(ana.locator(".toast").last).to_contain_text("This device was signed out")
     expect(ana.locator("#me-line")).not_to_contain_text(f"#{tag}")
     assert storage_item(ana, "localStorage", "kc.player") != made
+
+
+def test_a_name_typed_in_the_lobby_is_the_seat_name_whenever_the_profile_answers(
+    pages: Pages,
+) -> None:
+    """The lobby's profile request keeps this new identity's first name ("Player"); a name
+    typed afterwards is still the one the room shows, even when that reply has not reached
+    the page by the time the player creates (held back here)."""
+    held: list[str] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def incoming(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message).get("type") == "profile":
+                held.append(message)
+                return
+            ws.send(message)
+
+        server.on_message(incoming)
+
+    page = pages.open("held-profile", setup=lambda p: p.route_web_socket(ANY_WS, route))
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the server never answered the lobby's profile request"
+    create_room(page, "Ana", ["random"], target=1)
+    expect(page.locator('#wait-seats li[data-seat="0"] .seat-name')).to_have_text("Ana")
 
 
 def test_a_casual_room_says_its_match_changes_no_rating(pages: Pages) -> None:

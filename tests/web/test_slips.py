@@ -166,7 +166,7 @@ def test_start_waits_until_everyone_is_ready(pages: Pages, shots: Shot) -> None:
 def test_daily_result_offers_no_replay_today_and_leaves_the_panel_usable(
     pages: Pages, shot: Shot
 ) -> None:
-    # Not "Ana": test_daily counts the Anas on today's board of this shared server.
+    # Not "Aurelia": test_daily counts her rows on today's board of this shared server.
     ana = pages.open("dora")
     ana.fill("#name", "Dora")
     ana.click("#daily-go")

@@ -220,11 +220,12 @@ def test_a_played_card_flies_from_the_hand_to_its_pile(pages: Pages, shot: Shot)
     for key in ("x", "y", "width", "height"):
         assert close(drawn["start"][key], stock[key]), (key, drawn, stock)
         assert close(drawn["end"][key], card[key]), (key, drawn, card)
-    # The bot's moves fly too (held here): let them all land, those that start later too (on
-    # a busy machine the bot's next move may arrive after a first round of landings).
+    # The bot's moves fly too (held here): let them all land until the turn is Ana's again
+    # (on a busy machine the bot's later moves arrive after a first round of landings).
     page.wait_for_function(
         "() => { window.__flights.forEach((a) => a.finish());"
-        " return document.querySelectorAll('.flight').length === 0; }",
+        " return document.querySelectorAll('.flight').length === 0"
+        " && !document.querySelector('#end-turn').disabled; }",
         polling=100,
     )
     expect(page.locator(".flight")).to_have_count(0)

@@ -14,7 +14,7 @@ import orjson
 
 from protocol.errors import Conflict, RoomNotFound
 
-from ..base import Event, Message
+from ..base import CLOSED_KEPT_S, Event, Message
 from . import scripts
 from .core import RedisCore, dump, reachable
 
@@ -66,12 +66,18 @@ class EventLog(RedisCore):
             raise RoomNotFound()
         return [orjson.loads(item) for item in raw]
 
-    async def delete_room(self, code: str) -> None:
+    async def delete_room(self, code: str, *, closed: bool = False) -> None:
         with reachable():
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.delete(self._room(code, "events"), self._room(code, "lead"))
                 pipe.hdel(self._listing, code)
+                if closed:
+                    pipe.set(self._room(code, "closed"), 1, ex=CLOSED_KEPT_S)
                 await pipe.execute()
+
+    async def was_closed(self, code: str) -> bool:
+        with reachable():
+            return bool(await self._redis.exists(self._room(code, "closed")))
 
     async def room_codes(self) -> list[str]:
         head, tail = f"{self.prefix}:{{room:", "}:events"
