@@ -74,15 +74,15 @@ def _terminal(program: Callable[[], Callable[[Sequence[str]], int]]) -> Callable
 
 
 def _play_program() -> Callable[[Sequence[str]], int]:
-    from clients.terminal.app import main
+    from clients.terminal.cli import play
 
-    return main
+    return play
 
 
 def _replay_program() -> Callable[[Sequence[str]], int]:
-    from clients.terminal.replay import main
+    from clients.terminal.cli import replay_match
 
-    return main
+    return replay_match
 
 
 def _bot(argv: Sequence[str]) -> int:

@@ -690,30 +690,12 @@ async def amain(
     return await app.run(read_line if read_line is not None else stdin_reader())
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``kings-corner play``: full screen in a terminal, else line mode.
-    Full screen, a room named by ``--create``, ``--join``, ``--watch``, ``--quick`` or
-    ``--daily`` is entered at once; without one the lobby comes first."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    args = parser().parse_args(args_list)
-    if full_screen(args):
-        from . import tui
-
-        named = args.create or args.join or args.watch or args.quick or args.daily
-        return tui.play(args, entry_from(args) if named else None)
-    try:
-        return asyncio.run(amain(args_list))
-    except KeyboardInterrupt:
-        return 130
-
-
 __all__ = [
     "TURN_ENDS",
     "Entry",
     "ReadLine",
     "TerminalClient",
     "amain",
-    "main",
     "moves_key",
     "parser",
     "screen_key",

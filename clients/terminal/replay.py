@@ -486,14 +486,9 @@ def main(
     write: Write | None = None,
     tty: bool | None = None,
 ) -> int:
-    """Entry point of ``kings-corner replay``: fetch, rebuild and step through a match; the
-    seams default to the terminal."""
+    """The line replay of ``kings-corner replay``: fetch, rebuild and step through a match;
+    the seams default to the terminal (:mod:`clients.terminal.cli` chooses full screen)."""
     args = parser().parse_args(sys.argv[1:] if argv is None else list(argv))
-    seams = read_line is not None or write is not None
-    if not (args.plain or seams) and sys.stdin.isatty() and sys.stdout.isatty():
-        from . import tui
-
-        return tui.replay(args)
     out: Write = write if write is not None else (lambda text: print(text, flush=True))
     colour = sys.stdout.isatty() if tty is None else tty
     style = Style(color=colour and not args.no_color, symbols=not args.ascii, lang=args.lang)

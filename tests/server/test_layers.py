@@ -1,4 +1,6 @@
-"""The server's imports point one way: entry → wiring → front → services → room → foundations.
+"""The project's imports point one way: the server's layers entry → wiring → front →
+services → room → foundations, each package only to those it may use, and no circle in any
+package (the clients' and the engine's too).
 
 Read from the source (every import, those inside functions and ``TYPE_CHECKING`` blocks
 too), so a circle or an upward import fails here before anyone has to untie it again.
@@ -126,8 +128,17 @@ def test_imports_point_down(name: str) -> None:
     assert not found, f"{name} ({ORDER[layer_of(name)]}) imports from above: {found}"
 
 
+#: Every module of the project's packages (the server's, the engine's, the clients' and the
+#: command line's), for the circle check.
+PROJECT = {name: path for package in sorted(PACKAGES) for name, path in modules(package).items()}
+
+
 def test_no_import_circles() -> None:
-    graph = {name: server_imports(name) - {name} for name in SERVER}
+    """No circle anywhere in the project, through imports inside functions too."""
+    graph = {
+        name: {m for m in imports(name, path) if m in PROJECT and m != name}
+        for name, path in PROJECT.items()
+    }
     # A package's __init__ re-exporting its modules is not a circle with them.
     for name in graph:
         graph[name] = {t for t in graph[name] if not name.startswith(t + ".")}
