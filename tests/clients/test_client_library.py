@@ -1,0 +1,49 @@
+"""docs/client-library.md's "A bot in 30 lines" is run as it is written, against a real
+server: it fits in 30 lines and plays a match to its end."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "client-library.md"
+ROOT = DOC.parents[1]
+
+
+def the_bot() -> str:
+    section = DOC.read_text().split("## A bot in 30 lines", 1)[1]
+    found = re.search(r"```python\n(.*?)```", section, re.S)
+    assert found is not None, "no python block under 'A bot in 30 lines'"
+    return found.group(1)
+
+
+def test_the_bot_fits_in_thirty_lines() -> None:
+    assert len(the_bot().splitlines()) <= 30, the_bot()
+
+
+async def test_the_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: Path) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text(the_bot())
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        url,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), 300)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise
+    assert process.returncode == 0, err.decode()[-2000:]
+    text = out.decode()
+    assert "refused" not in text, text
+    found = re.search(r"match over after (\d+) hands: totals \[(\d+), (\d+), (\d+)\]", text)
+    assert found is not None, text
+    assert max(int(total) for total in found.groups()[1:]) >= 5  # the target was reached
