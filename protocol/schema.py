@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from .document import Document
 from .errors import KingsCornerError
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
 
@@ -22,7 +23,13 @@ def build_schema() -> dict[str, Any]:
     """One document with both closed unions: what clients send and what servers send."""
     client = TypeAdapter(ClientMessage).json_schema(by_alias=True, ref_template="#/$defs/{model}")
     server = TypeAdapter(ServerMessage).json_schema(by_alias=True, ref_template="#/$defs/{model}")
-    defs = {**client.pop("$defs", {}), **server.pop("$defs", {})}
+    document = TypeAdapter(Document).json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    defs = {**client.pop("$defs", {}), **server.pop("$defs", {}), **document.pop("$defs", {})}
+    defs["Document"] = document
+    # The server builds documents as plain data (the model keeps ``doc`` a dict, so nothing
+    # validates it on the hot path); the schema says what that data is.
+    snapshot_doc = defs["Snapshot"]["properties"]["doc"]
+    defs["Snapshot"]["properties"]["doc"] = {"$ref": "#/$defs/Document", **_words(snapshot_doc)}
     defs["ErrorParams"] = error_params()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -31,6 +38,11 @@ def build_schema() -> dict[str, Any]:
         "$defs": {**defs, "ClientMessage": client, "ServerMessage": server},
         "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
     }
+
+
+def _words(schema: dict[str, Any]) -> dict[str, Any]:
+    """The title and description of a property's schema, without its type."""
+    return {k: v for k, v in schema.items() if k in ("title", "description")}
 
 
 def error_classes() -> list[type[KingsCornerError]]:

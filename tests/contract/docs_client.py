@@ -213,6 +213,8 @@ class Contract:
     example_doc: dict[str, Any]
     server: Draft202012Validator = field(repr=False)
     client: Draft202012Validator = field(repr=False)
+    #: The schema's ``Document``: a snapshot's ``doc``, and my copy after every patch.
+    document: Draft202012Validator = field(repr=False)
 
     @classmethod
     def load(cls, schema_path: Path = SCHEMA_PATH, docs_path: Path = DOCS_PATH) -> Contract:
@@ -260,6 +262,7 @@ class Contract:
             game_keys=frozenset(game_keys),
             example_doc=example,
             server=validator("ServerMessage"),
+            document=validator("Document"),
             client=validator("ClientMessage"),
         )
 
@@ -653,6 +656,10 @@ class DocsClient:
         if not isinstance(doc, dict) or set(doc) != {"room", "game"}:
             self.problem("document shape", "an object with room and game", doc, frame)
             return
+        invalid = best_match(self.contract.document.iter_errors(doc))
+        if invalid is not None:
+            where = "/".join(str(p) for p in invalid.absolute_path)
+            self.problem("document against the schema", "valid", f"{where}: {invalid.message}")
         room, game = doc["room"], doc["game"]
         extra = sorted(set(room) - self.contract.room_keys)
         if extra:
