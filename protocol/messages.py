@@ -629,11 +629,26 @@ class Queued(_Message):
     wait: float | None = None
 
 
+#: Why a hint suggests its action: the strategy tips' codes (protocol/bots/explain.py
+#: chooses one; docs/protocol.md words each).
+HintCode = Literal[
+    "goes_out",
+    "king_to_corner",
+    "sheds_king",
+    "opens_space",
+    "fills_space",
+    "sets_up_follow",
+    "plays_card",
+    "keeps_follow",
+    "end_nothing_fits",
+]
+
+
 class HintReason(_Message):
     """Why the hint suggests its action: a strategy tip's code and the cards and piles it
     names (card codes like ``6S``, pile names like ``NE``); docs/protocol.md lists them."""
 
-    code: str
+    code: HintCode
     params: dict[str, str | int] = Field(default_factory=dict)
 
 

@@ -23,23 +23,14 @@ Codes and their params (``explain`` returns one of :data:`CODES`):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from protocol.engine import DECK, FITS_ON, PILES, Action, Move, Play
 from protocol.engine.table import SIDES
+from protocol.messages import HintCode
 
-#: Every reason code :func:`explain` can return.
-CODES: tuple[str, ...] = (
-    "goes_out",
-    "king_to_corner",
-    "sheds_king",
-    "opens_space",
-    "fills_space",
-    "sets_up_follow",
-    "plays_card",
-    "keeps_follow",
-    "end_nothing_fits",
-)
+#: Every reason code :func:`explain` can return, as the wire's hint reply types them.
+CODES: tuple[str, ...] = get_args(HintCode)
 
 _ORDER = {card: i for i, card in enumerate(DECK)}
 
