@@ -14,6 +14,34 @@ from typing import ClassVar
 Param = str | int | list[str] | list[int] | None
 
 
+#: The type of each parameter, by its name; null is always allowed too (a parameter the
+#: cause could not name, such as the room of an event read outside one).
+PARAM_TYPES: dict[str, object] = {
+    "base": str,  # a card code
+    "card": str,  # a card code (as sent, for bad_action)
+    "command": str,
+    "field": str,
+    "format": int,
+    "level": str,
+    "limit": int,
+    "onto": str,  # a card code
+    "phase": str,
+    "pile": str,  # a pile name (as sent, for no_such_pile)
+    "problem": str,
+    "rate": int,
+    "reason": str,
+    "retry_after": int,  # whole seconds
+    "room": str,
+    "seat": int,
+    "seats": int,  # a number of seats; some codes list seats instead (their param_types)
+    "supported": list[int],
+    "text": str,
+    "to": str,  # a pile name
+    "from": str,  # a pile name
+    "unknown": list[str],
+}
+
+
 class KingsCornerError(Exception):
     """Base of every error the project raises on purpose.
 
@@ -27,6 +55,13 @@ class KingsCornerError(Exception):
     default_message: ClassVar[str] = "Something went wrong on the server."
     #: The parameters this code may carry (each one optional: a cause names what it has).
     param_names: ClassVar[tuple[str, ...]] = ()
+    #: Where this code's parameter has another type than :data:`PARAM_TYPES` gives it.
+    param_types: ClassVar[dict[str, object]] = {}
+
+    @classmethod
+    def param_type(cls, name: str) -> object:
+        """The type of this code's parameter ``name`` (for the published schema)."""
+        return cls.param_types.get(name, PARAM_TYPES[name])
 
     def __init__(self, message: str | None = None, **params: Param) -> None:
         unknown = set(params) - set(self.param_names)
@@ -184,6 +219,7 @@ class NotHost(ClientError):
 class BadPhase(ClientError):
     code = "bad_phase"
     param_names = ("command", "phase", "reason", "seats")
+    param_types: ClassVar[dict[str, object]] = {"seats": list[int]}  # the seats
     default_message = "That cannot be done at this point of the match."
 
 
@@ -274,4 +310,5 @@ class Kicked(ClientError):
 class NotReady(ClientError):
     code = "not_ready"
     param_names = ("seats",)
+    param_types: ClassVar[dict[str, object]] = {"seats": list[int]}  # the seats
     default_message = "Every seated player must be ready first."

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import TypeAdapter
 
@@ -31,6 +31,7 @@ def build_schema() -> dict[str, Any]:
     snapshot_doc = defs["Snapshot"]["properties"]["doc"]
     defs["Snapshot"]["properties"]["doc"] = {"$ref": "#/$defs/Document", **_words(snapshot_doc)}
     defs["ErrorParams"] = error_params()
+    defs["Error"]["allOf"] = _params_by_code([cls.code for cls in error_classes()])
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"kings-corner wire protocol, version {PROTOCOL_VERSION}",
@@ -57,11 +58,12 @@ def error_classes() -> list[type[KingsCornerError]]:
 
 
 def error_params() -> dict[str, Any]:
-    """Each error code with the parameters its ``params`` may hold (all optional)."""
+    """Each error code with the parameters its ``params`` may hold, typed (each optional,
+    and null where the cause could not name it)."""
     codes = {
         cls.code: {
             "type": "object",
-            "properties": {name: {} for name in cls.param_names},
+            "properties": {name: _param_schema(cls.param_type(name)) for name in cls.param_names},
             "additionalProperties": False,
         }
         for cls in error_classes()
@@ -71,6 +73,26 @@ def error_params() -> dict[str, Any]:
         "type": "object",
         "properties": dict(sorted(codes.items())),
     }
+
+
+def _param_schema(kind: object) -> dict[str, Any]:
+    return {"anyOf": [TypeAdapter(cast(Any, kind)).json_schema(), {"type": "null"}]}
+
+
+def _params_by_code(codes: list[str]) -> list[dict[str, Any]]:
+    """An ``error`` frame's ``params`` checked against its own code's (and an unknown code
+    refused: the codes are a closed set, like the message types)."""
+    rules: list[dict[str, Any]] = [{"properties": {"code": {"enum": sorted(codes)}}}]
+    for code in sorted(codes):
+        rules.append(
+            {
+                "if": {"properties": {"code": {"const": code}}, "required": ["code"]},
+                "then": {
+                    "properties": {"params": {"$ref": f"#/$defs/ErrorParams/properties/{code}"}}
+                },
+            }
+        )
+    return rules
 
 
 def render() -> str:

@@ -1,7 +1,8 @@
-"""The typed document: the schema's ``Document`` is what the server sends, to a seat and to
-a spectator, in every phase; a document that strays from it (an unknown key, the stock's
-cards, a card code that is none) does not validate. The docs-only client
-(tests/contract) checks every document it holds against the published schema."""
+"""The schema types the document and the errors' parameters. ``Document`` is what the
+server sends, to a seat and to a spectator; a document that strays from it (an unknown key,
+the stock's cards, a card code that is none) does not validate, and the docs-only client
+(tests/contract) checks every document it holds against it. An ``error`` frame's
+``params`` are checked against its own code's, and its code against the closed set."""
 
 from __future__ import annotations
 
@@ -59,3 +60,30 @@ def test_the_committed_schema_types_the_snapshot_document() -> None:
     assert doc["$ref"] == "#/$defs/Document"
     room = schema["$defs"]["RoomDoc"]["properties"]
     assert room["seats"]["type"] == "array" and "options" in room
+
+
+def error_validator() -> Draft202012Validator:
+    return Draft202012Validator({"$defs": build_schema()["$defs"], "$ref": "#/$defs/Error"})
+
+
+def error(code: str, **params: object) -> dict[str, object]:
+    return {"type": "error", "code": code, "params": params, "message": "m", "seq": None}
+
+
+@pytest.mark.parametrize(
+    ("frame", "valid"),
+    [
+        (error("not_ready", seats=[1, 2]), True),
+        (error("not_ready", seats=2), False),  # not_ready lists the seats it waits for
+        (error("seat_taken", reason="taken", seat=1), True),
+        (error("seat_taken", seat="1"), False),
+        (error("rate_limited", reason="failed_joins", retry_after=3), True),
+        (error("upgrade_needed", room=None, format=3), True),
+        (error("unsupported_version", supported=[2, 1]), True),
+        (error("not_in_hand", pile="N"), False),  # a parameter its code does not have
+        (error("no_such_code"), False),
+    ],
+)
+def test_error_params_are_typed_by_their_code(frame: dict[str, object], valid: bool) -> None:
+    errors = list(error_validator().iter_errors(frame))
+    assert (not errors) == valid, [e.message for e in errors]
