@@ -2,14 +2,14 @@
 // hello that names this player, and send(), which keeps messages until the server has
 // welcomed this connection. What the frames mean is for the modules app.js hands them to.
 
+import { SPOKEN_VERSIONS, fallbackVersion as spokenFallback } from "./client.js";
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
 import { NAME, S, storage } from "./state.js";
 import { banner } from "./toasts.js";
 
-// The protocol versions this client speaks, newest first (docs/protocol-changes.md): it
-// says the first in its hello, and another only to a server that refuses the first.
-export const SPOKEN_VERSIONS = [2, 1];
+// The protocol versions this client speaks are the client library's (client.js): it says
+// the first in its hello, and another only to a server that refuses the first.
 
 // What app.js does with each frame, and when the connection drops (see connect()).
 const handlers = { frame() {}, lost() {} };
@@ -84,12 +84,9 @@ export function send(message) {
   }
 }
 
-/** After ``unsupported_version``: the newest version this client speaks among the
- * server's ``supported`` ones, or null when there is none (or it was just refused). */
+/** After ``unsupported_version``: the version to say hello in next, or null. */
 export function fallbackVersion(supported) {
-  if (!Array.isArray(supported)) return null;
-  const version = SPOKEN_VERSIONS.find((v) => supported.includes(v));
-  return version === undefined || version === S.helloVersion ? null : version;
+  return spokenFallback(supported, S.helloVersion);
 }
 
 /** Go by the typed name when the player changed it since the server last said who this

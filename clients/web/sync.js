@@ -11,7 +11,7 @@ import { has, t } from "./i18n.js";
 import { noticeEvent, noticeTurn } from "./notify.js";
 import { addLog, logText, note, renderChat, renderLog } from "./panel.js";
 import { noteEvents } from "./motion.js";
-import { applyPatch } from "./patch.js";
+import { applyFrame } from "./client.js";
 import { LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
 import { banner, toast } from "./toasts.js";
 import { leaveView, reopenView } from "./views.js";
@@ -163,18 +163,12 @@ export function onSnapshot(frame) {
 }
 
 export function onPatch(frame) {
-  if (!S.doc) return; // a patch is for the room this connection is in
-  if (frame.from !== S.version) {
-    if (frame.to > S.version) resync();
-    return;
-  }
-  try {
-    S.doc = applyPatch(S.doc, frame.ops);
-  } catch {
-    resync();
-    return;
-  }
-  S.version = frame.to;
+  // A patch is for the room this connection is in; a missed one asks for a snapshot.
+  const next = applyFrame(S.doc, S.version, frame);
+  if (next.status === "gap") resync();
+  if (next.status !== "applied") return;
+  S.doc = next.doc;
+  S.version = next.version;
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
   const names = (S.doc.room.seats || []).map((seat) => (seat ? seat.name : null));
   const said = [];

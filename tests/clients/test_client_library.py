@@ -1,10 +1,13 @@
-"""docs/client-library.md's "A bot in 30 lines" is run as it is written, against a real
-server: it fits in 30 lines and plays a match to its end."""
+"""docs/client-library.md's bots, the Python one ("A bot in 30 lines") and the JavaScript
+one (under "The JavaScript library"), are run as they are written, against a real server:
+each fits in 30 lines and plays a match to its end."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,3 +50,51 @@ async def test_the_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: 
     found = re.search(r"match over after (\d+) hands: totals \[(\d+), (\d+), (\d+)\]", text)
     assert found is not None, text
     assert max(int(total) for total in found.groups()[1:]) >= 5  # the target was reached
+
+
+def the_js_bot() -> str:
+    section = DOC.read_text().split("## The JavaScript library", 1)[1]
+    found = re.search(r"```js\n(.*?)```", section, re.S)
+    assert found is not None, "no js block under 'The JavaScript library'"
+    return found.group(1)
+
+
+def node() -> list[str]:
+    """A Node.js with a WebSocket: the machine's (20 needs a flag), else Playwright's own."""
+    found = shutil.which("node")
+    if found is None:
+        from playwright._impl._driver import compute_driver_executable
+
+        found = str(compute_driver_executable()[0])
+    probe = [found, "-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"]
+    has_websocket = subprocess.run(probe, check=False).returncode == 0
+    return [found] if has_websocket else [found, "--experimental-websocket"]
+
+
+def test_the_js_bot_fits_in_thirty_lines() -> None:
+    assert len(the_js_bot().splitlines()) <= 30, the_js_bot()
+
+
+async def test_the_js_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: Path) -> None:
+    (tmp_path / "bot.mjs").write_text(the_js_bot())
+    (tmp_path / "clients").symlink_to(ROOT / "clients")  # "./clients/web/client.js"
+    process = await asyncio.create_subprocess_exec(
+        *node(),
+        "bot.mjs",
+        url,
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), 300)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise
+    assert process.returncode == 0, err.decode()[-2000:]
+    text = out.decode()
+    assert "refused" not in text, text
+    found = re.search(r"match over after (\d+) hands: totals \[(\d+), (\d+), (\d+)\]", text)
+    assert found is not None, text
+    assert max(int(total) for total in found.groups()[1:]) >= 5
