@@ -567,6 +567,19 @@ LogEvent = Annotated[
 """One line of the table log, as data: ``ev`` names what happened."""
 
 
+class PatchOp(_Message):
+    """One RFC 6902 operation on your document: ``path`` (and ``from`` for ``move`` and
+    ``copy``) are JSON Pointers into it (see ``$defs/Document`` for what they may reach)."""
+
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: Annotated[str, StringConstraints(pattern=r"^(/[^/]*)*$")]
+    from_: Annotated[str, StringConstraints(pattern=r"^(/[^/]*)*$")] | None = Field(
+        default=None, alias="from"
+    )
+    value: Any = None
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+
+
 class Patch(_Message):
     """RFC 6902 operations turning your document at ``from`` into ``to``, in the room this
     connection is in (a connection is in one room at a time). ``seq`` is present only on the
@@ -575,7 +588,7 @@ class Patch(_Message):
     type: Literal["patch"] = "patch"
     from_: int = Field(alias="from")
     to: int
-    ops: list[dict[str, Any]]
+    ops: list[PatchOp]
     log: list[LogEvent] = Field(default_factory=list)
     seq: int | None = None
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
