@@ -15,26 +15,40 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "client-library.md"
 ROOT = DOC.parents[1]
 
 
-def the_bot() -> str:
-    section = DOC.read_text().split("## A bot in 30 lines", 1)[1]
-    found = re.search(r"```python\n(.*?)```", section, re.S)
-    assert found is not None, "no python block under 'A bot in 30 lines'"
+def block(heading: str, language: str) -> str:
+    """The first ``language`` code block under ``heading`` in the docs."""
+    section = DOC.read_text().split(f"## {heading}", 1)[1]
+    found = re.search(rf"```{language}\n(.*?)```", section, re.S)
+    assert found is not None, f"no {language} block under {heading!r}"
     return found.group(1)
 
 
-def test_the_bot_fits_in_thirty_lines() -> None:
-    assert len(the_bot().splitlines()) <= 30, the_bot()
+def the_bot() -> str:
+    return block("A bot in 30 lines", "python")
 
 
-async def test_the_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: Path) -> None:
-    script = tmp_path / "bot.py"
-    script.write_text(the_bot())
+def the_js_bot() -> str:
+    return block("The JavaScript library", "js")
+
+
+def node() -> list[str]:
+    """A Node.js with a WebSocket: the machine's (20 needs a flag), else Playwright's own."""
+    found = shutil.which("node")
+    if found is None:
+        from playwright._impl._driver import compute_driver_executable
+
+        found = str(compute_driver_executable()[0])
+    probe = [found, "-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"]
+    has_websocket = subprocess.run(probe, check=False).returncode == 0
+    return [found] if has_websocket else [found, "--experimental-websocket"]
+
+
+async def plays_a_match(*command: str, cwd: Path, env: dict[str, str] | None = None) -> None:
+    """Run a bot; it must end the match it created (target 5) without a refusal."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(script),
-        url,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        *command,
+        cwd=cwd,
+        env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -52,49 +66,19 @@ async def test_the_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: 
     assert max(int(total) for total in found.groups()[1:]) >= 5  # the target was reached
 
 
-def the_js_bot() -> str:
-    section = DOC.read_text().split("## The JavaScript library", 1)[1]
-    found = re.search(r"```js\n(.*?)```", section, re.S)
-    assert found is not None, "no js block under 'The JavaScript library'"
-    return found.group(1)
+def test_both_bots_fit_in_thirty_lines() -> None:
+    for bot in (the_bot(), the_js_bot()):
+        assert len(bot.splitlines()) <= 30, bot
 
 
-def node() -> list[str]:
-    """A Node.js with a WebSocket: the machine's (20 needs a flag), else Playwright's own."""
-    found = shutil.which("node")
-    if found is None:
-        from playwright._impl._driver import compute_driver_executable
-
-        found = str(compute_driver_executable()[0])
-    probe = [found, "-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"]
-    has_websocket = subprocess.run(probe, check=False).returncode == 0
-    return [found] if has_websocket else [found, "--experimental-websocket"]
-
-
-def test_the_js_bot_fits_in_thirty_lines() -> None:
-    assert len(the_js_bot().splitlines()) <= 30, the_js_bot()
+async def test_the_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: Path) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text(the_bot())
+    env = {"PYTHONPATH": str(ROOT), "PATH": ""}
+    await plays_a_match(sys.executable, str(script), url, cwd=ROOT, env=env)
 
 
 async def test_the_js_bot_of_the_docs_plays_a_match_to_its_end(url: str, tmp_path: Path) -> None:
     (tmp_path / "bot.mjs").write_text(the_js_bot())
     (tmp_path / "clients").symlink_to(ROOT / "clients")  # "./clients/web/client.js"
-    process = await asyncio.create_subprocess_exec(
-        *node(),
-        "bot.mjs",
-        url,
-        cwd=tmp_path,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(process.communicate(), 300)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        raise
-    assert process.returncode == 0, err.decode()[-2000:]
-    text = out.decode()
-    assert "refused" not in text, text
-    found = re.search(r"match over after (\d+) hands: totals \[(\d+), (\d+), (\d+)\]", text)
-    assert found is not None, text
-    assert max(int(total) for total in found.groups()[1:]) >= 5
+    await plays_a_match(*node(), "bot.mjs", url, cwd=tmp_path)
