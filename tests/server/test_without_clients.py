@@ -41,7 +41,9 @@ async def test_the_server_plays_a_match_with_textual_missing() -> None:
         await ana.connect()
         await ana.create(seats=2, target=1, bots=[None, "heuristic"])
         await ana.start()
-        await ana.until(lambda c: c.my_turn)
+        # The bot may deal and move first: its workers start at its first decision, which on
+        # a busy machine takes seconds.
+        await ana.until(lambda c: c.my_turn, 60)
         answer = await ana.act("end")
         assert answer["type"] == "patch"
         await ana.close()
