@@ -54,7 +54,16 @@ class EndTurnAction(_Message):
     type: Literal["end_turn"]
 
 
-ActionModel = Annotated[PlayAction | MoveAction | EndTurnAction, Field(discriminator="type")]
+class DrawAction(_Message):
+    """Take the stock's top card, the turn going on: only in a ``draw: until_playable``
+    room, while no card of the hand can be played."""
+
+    type: Literal["draw"]
+
+
+ActionModel = Annotated[
+    PlayAction | MoveAction | DrawAction | EndTurnAction, Field(discriminator="type")
+]
 
 
 # --- room options ----------------------------------------------------------------------

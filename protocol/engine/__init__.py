@@ -10,7 +10,17 @@ Typical use::
     print(view(match, seat=0))
 """
 
-from .actions import END_TURN, Action, EndTurn, Move, Play, action_from_text, action_from_wire
+from .actions import (
+    DRAW,
+    END_TURN,
+    Action,
+    Draw,
+    EndTurn,
+    Move,
+    Play,
+    action_from_text,
+    action_from_wire,
+)
 from .cards import DECK, FITS_ON, fits, penalty
 from .deal import deal, shuffled_deck
 from .match import NEXT_HAND, Match, Phase, new_match, replay
@@ -24,12 +34,14 @@ from .views import public_view, seat_view, view
 __all__ = [
     "CORNERS",
     "DECK",
+    "DRAW",
     "END_TURN",
     "FITS_ON",
     "NEXT_HAND",
     "PILES",
     "SIDES",
     "Action",
+    "Draw",
     "EndTurn",
     "HandResult",
     "Match",
