@@ -121,7 +121,7 @@ def test_parsing_leaves_unknown_piles_to_the_rules() -> None:
 def test_actions_are_values() -> None:
     assert Play("7H", "N") == Play("7H", "N")
     assert hash(Move("N", "E")) == hash(Move("N", "E"))
-    assert len(set(EVERY_ACTION)) == len(EVERY_ACTION) == 52 * 8 + 8 * 7 + 1
+    assert len(set(EVERY_ACTION)) == len(EVERY_ACTION) == 52 * 8 + 8 * 7 + 2
 
 
 def test_play_move_and_end_turn_have_the_documented_attributes() -> None:
