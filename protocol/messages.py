@@ -527,6 +527,16 @@ class Drew(_Event):
     seat: SeatNo
 
 
+class Took(_Event):
+    """``seat`` took ``count`` cards from the top of the stock and its turn goes on
+    (``draw: until_playable``: one by ``draw``, or up to three after a play that emptied its
+    hand beside an empty side space; others never see which)."""
+
+    ev: Literal["took"] = "took"
+    seat: SeatNo
+    count: Annotated[int, Field(ge=1, le=3)]
+
+
 class Ended(_Event):
     """``seat`` ended its turn without drawing."""
 
@@ -568,6 +578,7 @@ LogEvent = Annotated[
     | Played
     | Moved
     | Drew
+    | Took
     | Ended
     | HandOverEvent
     | MatchOverEvent,

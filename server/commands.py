@@ -391,7 +391,8 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
         live.hints[seat] = (room.version, action)
     if live.seat_of(conn) != seat:
         raise NotSeated()  # the seat changed hands while the hint was computed
-    code, params = explain(view, action)  # why, in the view the suggestion came from
+    # Why, in the view the suggestion came from.
+    code, params = explain(view, action, room.match.options.draw)
     reason = {"code": code, "params": params}
     conn.send(
         dumps({"type": "hint", "action": action.wire(), "text": action.text(), "reason": reason})
