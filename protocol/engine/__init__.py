@@ -27,7 +27,7 @@ from .match import NEXT_HAND, Match, Phase, new_match, replay
 from .notation import format_position, parse_position
 from .options import Options
 from .position import HandResult, Position
-from .rules import apply, explain, is_legal, legal_actions
+from .rules import REFILL, apply, explain, is_legal, legal_actions
 from .table import CORNERS, PILES, SIDES
 from .views import public_view, seat_view, view
 
@@ -39,6 +39,7 @@ __all__ = [
     "FITS_ON",
     "NEXT_HAND",
     "PILES",
+    "REFILL",
     "SIDES",
     "Action",
     "Draw",

@@ -382,4 +382,4 @@ def _with(
     return (*items[:index], value, *items[index + 1 :])
 
 
-__all__ = ["END_TURN", "apply", "draw_for_turn", "explain", "is_legal", "legal_actions"]
+__all__ = ["END_TURN", "REFILL", "apply", "draw_for_turn", "explain", "is_legal", "legal_actions"]
