@@ -50,8 +50,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "free": "(free seat)",
         "your_turn": "Your turn: choose a card (or m for a pile), then a pile.",
         "your_turn_moved": "Your turn: play on, or e to end it.",
-        "your_turn_draw": "Your turn: nothing in your hand can be played, d draws a card.",
-        "your_turn_play": "Your turn: play a card from your hand before ending it.",
+        "your_turn_draw": "Your turn: nothing can be played, d draws.",
+        "your_turn_play": "Your turn: play a card before ending it.",
         "turn_of": "{name}'s turn.",
         "chosen_card": "{card} chosen: press a highlighted pile's key, or Esc.",
         "chosen_nowhere": "{card} chosen: it fits nowhere now (Esc).",
@@ -183,8 +183,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "  1 SW   2 S   3 SE\n"
             "  Highlighted piles (▸) are where the chosen card may go.\n"
             "  A click on a card or a pile works too.\n"
-            "e end the turn · d draw (when the room draws until playable)\n"
-            "h hint (marks only) · Esc forget the choice\n"
+            "e end turn · d draw · h hint (marks only) · Esc forget the choice\n"
             "c chat (Enter sends, Esc returns) · n next hand · r rematch\n"
             "b take your seat back from a bot · l l leave for good · Ctrl+Q quit\n"
             "(come back to your seat with --join CODE)\n"
@@ -233,8 +232,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "free": "(asiento libre)",
         "your_turn": "Tu turno: elige una carta (o m para un montón) y luego un montón.",
         "your_turn_moved": "Tu turno: sigue jugando, o e para terminarlo.",
-        "your_turn_draw": "Tu turno: no puedes jugar nada de tu mano, d roba una carta.",
-        "your_turn_play": "Tu turno: juega una carta de tu mano antes de terminarlo.",
+        "your_turn_draw": "Tu turno: no puedes jugar nada, d roba.",
+        "your_turn_play": "Tu turno: juega una carta antes de terminar.",
         "turn_of": "Turno de {name}.",
         "chosen_card": "{card} elegida: pulsa la tecla de un montón resaltado, o Esc.",
         "chosen_nowhere": "{card} elegida: ahora no encaja en ningún sitio (Esc).",
@@ -373,8 +372,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "  1 SW   2 S   3 SE\n"
             "  Los montones resaltados (▸) son donde puede ir la carta elegida.\n"
             "  También vale hacer clic en una carta o un montón.\n"
-            "e termina el turno · d roba (si la sala roba hasta poder jugar)\n"
-            "h pista (solo marca) · Esc olvida la elección\n"
+            "e termina · d roba · h pista (solo marca) · Esc olvida la elección\n"
             "c chat (Enter envía, Esc vuelve) · n mano siguiente · r revancha\n"
             "b recupera tu asiento de un bot · l l salir del todo · Ctrl+Q cerrar\n"
             "(vuelve a tu asiento con --join CÓDIGO)\n"
@@ -423,8 +421,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "free": "(volné místo)",
         "your_turn": "Jste na tahu: vyberte kartu (nebo m pro hromádku), pak hromádku.",
         "your_turn_moved": "Jste na tahu: hrajte dál, nebo e tah ukončí.",
-        "your_turn_draw": "Jste na tahu: nic z ruky nelze zahrát, d dobere kartu.",
-        "your_turn_play": "Jste na tahu: než tah ukončíte, zahrajte kartu z ruky.",
+        "your_turn_draw": "Jste na tahu: nic nelze zahrát, d dobírá.",
+        "your_turn_play": "Jste na tahu: před koncem zahrajte kartu.",
         "turn_of": "Hraje {name}.",
         "chosen_card": "{card}: stiskněte klávesu zvýrazněné hromádky, nebo Esc.",
         "chosen_nowhere": "{card}: teď nikam nepasuje (Esc).",
@@ -561,8 +559,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "  1 SW   2 S   3 SE\n"
             "  Zvýrazněné hromádky (▸) jsou ty, kam vybraná karta smí.\n"
             "  Funguje i kliknutí na kartu nebo hromádku.\n"
-            "e ukončí tah · d dobere (když se dobírá, dokud nelze hrát)\n"
-            "h nápověda (jen ukáže) · Esc zruší výběr\n"
+            "e ukončí tah · d dobere · h nápověda (jen ukáže) · Esc zruší výběr\n"
             "c chat (Enter odešle, Esc zpět) · n další kolo · r odveta\n"
             "b vezme místo zpět botovi · l l odejít nadobro · Ctrl+Q konec\n"
             "(na své místo se vrátíte s --join KÓD)\n"
