@@ -34,9 +34,7 @@ def test_draw_a_card_until_one_can_be_played_then_end_the_turn(pages: Pages, sho
     expect(end).to_have_text("End turn")  # nothing is drawn to end a turn here
     expect(end).to_be_disabled()
     expect(end).to_have_attribute("title", "Play a card from your hand before ending the turn.")
-    expect(page.locator("#status")).to_have_text(
-        "Nothing in your hand can be played: draw a card."
-    )
+    expect(page.locator("#status")).to_have_text("Nothing in your hand can be played: draw a card.")
     shot(page, "until-playable-stuck")
 
     # D draws while the table has the keys: 10S fits nowhere, so the button stays.
