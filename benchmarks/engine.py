@@ -25,9 +25,10 @@ import pstats
 import random
 import sys
 import time
-from typing import Any
+from typing import Any, get_args
 
 from protocol.engine import Options, legal_actions, new_match
+from protocol.options_table import DrawRule
 
 
 def play(
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     budget.add_argument("--hands", type=int, help="play exactly this many hands")
     parser.add_argument("--seed", default="0", help="seed of the deals and the choices")
     parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
-    parser.add_argument("--draw", default="end", choices=("end", "start"))
+    parser.add_argument("--draw", default="end", choices=get_args(DrawRule))
     parser.add_argument("--kings-first", action="store_true")
     parser.add_argument(
         "--profile", action="store_true", help="also print the top functions on stderr"

@@ -38,6 +38,8 @@ _EVENTS: dict[str, dict[str, str]] = {
         "played": "{name} played {card} on {pile}.",
         "moved": "{name} moved pile {from} onto {to}.",
         "drew": "{name} drew a card and ended the turn.",
+        "took": "{name} drew a card.",
+        "took_many": "{name} drew {n} cards and plays on.",
         "ended": "{name} ended the turn.",
         "out": "{name} went out and wins the hand.",
         "blocked": "Nobody can or will move: the hand is blocked.",
@@ -67,6 +69,8 @@ _EVENTS: dict[str, dict[str, str]] = {
         "played": "{name} jugó {card} en {pile}.",
         "moved": "{name} movió el montón {from} sobre {to}.",
         "drew": "{name} robó una carta y terminó su turno.",
+        "took": "{name} robó una carta.",
+        "took_many": "{name} robó {n} cartas y sigue jugando.",
         "ended": "{name} terminó su turno.",
         "out": "{name} se quedó sin cartas y gana la mano.",
         "blocked": "Nadie puede o quiere mover: la mano queda bloqueada.",
@@ -96,6 +100,8 @@ _EVENTS: dict[str, dict[str, str]] = {
         "played": "{name} zahrál(a) {card} na {pile}.",
         "moved": "{name} přesunul(a) hromádku {from} na {to}.",
         "drew": "{name} dobral(a) kartu a ukončil(a) tah.",
+        "took": "{name} dobral(a) kartu.",
+        "took_many": "{name} dobral(a) {n} karty a hraje dál.",
         "ended": "{name} ukončil(a) tah.",
         "out": "{name} vyložil(a) všechny karty a vyhrává kolo.",
         "blocked": "Nikdo nemůže nebo nechce táhnout: kolo je zablokované.",
@@ -118,6 +124,11 @@ _ERRORS: dict[str, dict[str, str]] = {
         "no_such_pile": "There is no pile {pile}.",
         "cannot_move_pile": "That pile cannot move there.",
         "must_play_king": "You hold a king and a corner is empty: play the king first.",
+        "must_play_card": "Play a card from your hand before ending your turn.",
+        "cannot_draw": "You may draw only while no card of your hand can be played.",
+        "cannot_draw_rule": "This room draws at the end or the start of a turn, not on request.",
+        "cannot_draw_stock_empty": "The stock is empty.",
+        "cannot_draw_playable": "{card} can be played on {pile}: no draw while a card fits.",
         "hand_over": "This hand is over.",
         "match_over": "The match is over.",
         "room_not_found": "There is no room with that code.",
@@ -166,6 +177,11 @@ _ERRORS: dict[str, dict[str, str]] = {
         "no_such_pile": "No existe el montón {pile}.",
         "cannot_move_pile": "Ese montón no se puede mover ahí.",
         "must_play_king": "Tienes un rey y hay una esquina vacía: juega primero el rey.",
+        "must_play_card": "Juega una carta de tu mano antes de terminar el turno.",
+        "cannot_draw": "Solo puedes robar mientras ninguna carta de tu mano se pueda jugar.",
+        "cannot_draw_rule": "En esta sala se roba al final o al principio del turno, no a pedido.",
+        "cannot_draw_stock_empty": "El mazo está vacío.",
+        "cannot_draw_playable": "{card} se puede jugar en {pile}: no se roba mientras algo encaje.",
         "hand_over": "Esta mano ha terminado.",
         "match_over": "La partida ha terminado.",
         "room_not_found": "No hay ninguna sala con ese código.",
@@ -216,6 +232,11 @@ _ERRORS: dict[str, dict[str, str]] = {
         "no_such_pile": "Hromádka {pile} neexistuje.",
         "cannot_move_pile": "Tuto hromádku tam nelze přesunout.",
         "must_play_king": "Máte krále a jeden roh je prázdný: nejdřív zahrajte krále.",
+        "must_play_card": "Než ukončíte tah, zahrajte kartu z ruky.",
+        "cannot_draw": "Dobírat smíte, jen dokud žádnou kartu z ruky nelze zahrát.",
+        "cannot_draw_rule": "Tady se dobírá na konci nebo na začátku tahu, ne na požádání.",
+        "cannot_draw_stock_empty": "Balíček je prázdný.",
+        "cannot_draw_playable": "{card} lze zahrát na {pile}: dokud něco pasuje, nedobírá se.",
         "hand_over": "Toto kolo skončilo.",
         "match_over": "Zápas skončil.",
         "room_not_found": "Místnost s tímto kódem neexistuje.",
@@ -268,6 +289,8 @@ REASONS: dict[str, dict[str, str]] = {
         "plays_card": "One card fewer: {card} fits on {top}.",
         "keeps_follow": "Keep {card} for the {target} on {pile}.",
         "end_nothing_fits": "Nothing in your hand fits a pile.",
+        "draw_nothing_fits": "Nothing in your hand can be played: draw a card.",
+        "refills": "Your last card, with a side space still empty: you draw three and play on.",
     },
     "es": {
         "goes_out": "Es tu última carta: la mano termina y sumas 0.",
@@ -281,6 +304,8 @@ REASONS: dict[str, dict[str, str]] = {
         "plays_card": "Una carta menos: {card} encaja sobre {top}.",
         "keeps_follow": "Guarda {card} para el {target} de {pile}.",
         "end_nothing_fits": "Nada de tu mano encaja en ningún montón.",
+        "draw_nothing_fits": "No puedes jugar nada de tu mano: roba una carta.",
+        "refills": "Tu última carta, con un espacio lateral aún vacío: robas tres y sigues.",
     },
     "cs": {
         "goes_out": "Je to vaše poslední karta: kolo končí a máte 0 bodů.",
@@ -292,6 +317,8 @@ REASONS: dict[str, dict[str, str]] = {
         "plays_card": "O kartu méně: {card} pasuje na {top}.",
         "keeps_follow": "Nechte si {card} na {target} v hromádce {pile}.",
         "end_nothing_fits": "Nic z ruky nikam nepasuje.",
+        "draw_nothing_fits": "Nic z ruky nelze zahrát: dobrat kartu.",
+        "refills": "Poslední karta a místo po straně zůstane prázdné: dobíráte tři a hrajete dál.",
     },
 }
 #: The parameters of a hint's reason that are cards (the others are piles).
@@ -434,6 +461,9 @@ def describe_event(
         return words["played"].format(name=name, card=card(str(event["card"])), pile=event["pile"])
     if ev == "moved":
         return words["moved"].format_map({"name": name, "from": event["from"], "to": event["to"]})
+    if ev == "took":
+        count = int(event.get("count") or 1)
+        return words["took" if count == 1 else "took_many"].format(name=name, n=count)
     if ev == "hand_over":
         out = event.get("out")
         head = words["out"].format(name=names(out)) if out is not None else words["blocked"]
@@ -473,6 +503,8 @@ def describe_error(
         key = "rate_limited_hints"
     elif code == "rate_limited" and params.get("reason") == "failed_joins":
         key = "rate_limited_failed_joins" + ("_wait" if "retry_after" in params else "")
+    elif code == "cannot_draw" and f"cannot_draw_{params.get('reason')}" in words:
+        key = f"cannot_draw_{params.get('reason')}"
     elif code == "bad_name" and f"bad_name_{params.get('reason')}" in words:
         key = f"bad_name_{params.get('reason')}"
     elif code == "not_ready":

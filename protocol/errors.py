@@ -93,7 +93,7 @@ class IllegalAction(ClientError):
 class BadAction(IllegalAction):
     code = "bad_action"
     param_names = ("reason", "text", "card")
-    default_message = "That is not an action: expected play, move or end_turn."
+    default_message = "That is not an action: expected play, move, draw or end_turn."
 
 
 class NotYourTurn(IllegalAction):
@@ -135,6 +135,24 @@ class CannotMovePile(IllegalAction):
 class MustPlayKing(IllegalAction):
     code = "must_play_king"
     default_message = "You hold a king and a corner is empty: play the king first."
+
+
+class MustPlayCard(IllegalAction):
+    """``draw: until_playable``: the turn ends only after a card was played from the hand
+    (or once the stock is empty)."""
+
+    code = "must_play_card"
+    default_message = "Play a card from your hand before ending your turn."
+
+
+class CannotDraw(IllegalAction):
+    """A ``draw`` refused: ``reason`` is ``rule`` (the room does not draw until playable),
+    ``stock_empty``, or ``playable`` (a card of the hand can be played: ``card`` onto
+    ``pile``)."""
+
+    code = "cannot_draw"
+    param_names = ("reason", "card", "pile")
+    default_message = "You may draw only while no card of your hand can be played."
 
 
 class HandOver(IllegalAction):

@@ -54,7 +54,16 @@ class EndTurnAction(_Message):
     type: Literal["end_turn"]
 
 
-ActionModel = Annotated[PlayAction | MoveAction | EndTurnAction, Field(discriminator="type")]
+class DrawAction(_Message):
+    """Take the stock's top card, the turn going on: only in a ``draw: until_playable``
+    room, while no card of the hand can be played."""
+
+    type: Literal["draw"]
+
+
+ActionModel = Annotated[
+    PlayAction | MoveAction | DrawAction | EndTurnAction, Field(discriminator="type")
+]
 
 
 # --- room options ----------------------------------------------------------------------
@@ -518,6 +527,16 @@ class Drew(_Event):
     seat: SeatNo
 
 
+class Took(_Event):
+    """``seat`` took ``count`` cards from the top of the stock and its turn goes on
+    (``draw: until_playable``: one by ``draw``, or up to three after a play that emptied its
+    hand beside an empty side space; others never see which)."""
+
+    ev: Literal["took"] = "took"
+    seat: SeatNo
+    count: Annotated[int, Field(ge=1, le=3)]
+
+
 class Ended(_Event):
     """``seat`` ended its turn without drawing."""
 
@@ -559,6 +578,7 @@ LogEvent = Annotated[
     | Played
     | Moved
     | Drew
+    | Took
     | Ended
     | HandOverEvent
     | MatchOverEvent,
@@ -654,6 +674,8 @@ HintCode = Literal[
     "plays_card",
     "keeps_follow",
     "end_nothing_fits",
+    "draw_nothing_fits",
+    "refills",
 ]
 
 

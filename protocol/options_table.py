@@ -20,7 +20,7 @@ Kind = Literal["count", "number", "choice", "flag"]
 Value = int | float | str | bool | None
 
 #: The draw rule's values (RULES.md, "Variants"): the engine and the wire model type it.
-DrawRule = Literal["end", "start"]
+DrawRule = Literal["end", "start", "until_playable"]
 #: How fast bots play (a room setting, not a rule).
 Pace = Literal["normal", "fast"]
 
@@ -131,7 +131,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         changes=(
             "`end`: ending a turn draws one card. `start`: the seat to move draws one card as"
             " its turn begins (the first mover as the hand is dealt); ending a turn draws"
-            " nothing. The drawn card may be played that same turn."
+            " nothing. The drawn card may be played that same turn. `until_playable`: no draw"
+            " ends a turn, which may end only once the seat has played a card from its hand"
+            " (or the stock is empty); while no card of the hand can be played, the seat may"
+            " draw one card at a time; a last card played while a side space is empty and"
+            " the stock is not draws three more and the turn goes on."
         ),
         summary_when=get_args(DrawRule),
     ),

@@ -18,7 +18,7 @@ from typing import Any
 
 from protocol.bots import explain
 from protocol.codec import dumps
-from protocol.engine import END_TURN, Action, action_from_wire, seat_view
+from protocol.engine import DRAW, END_TURN, Action, action_from_wire, seat_view
 from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
@@ -44,6 +44,7 @@ from protocol.messages import (
     Configure,
     Create,
     Daily,
+    DrawAction,
     EndTurnAction,
     Hello,
     Hint,
@@ -319,12 +320,14 @@ async def start(s: Services, conn: RoomConnection, msg: Start) -> None:
     await live.commit(lambda r: r.decide_start(live.seat_of(conn), msg.fill))
 
 
-def _engine_action(model: PlayAction | MoveAction | EndTurnAction) -> Action:
+def _engine_action(model: PlayAction | MoveAction | DrawAction | EndTurnAction) -> Action:
     """The engine's action for an ``act`` message's ``action`` (the shape is checked)."""
     if isinstance(model, PlayAction):
         return action_from_wire({"type": "play", "card": model.card, "pile": model.pile})
     if isinstance(model, MoveAction):
         return action_from_wire({"type": "move", "from": model.from_, "to": model.to})
+    if isinstance(model, DrawAction):
+        return DRAW
     return END_TURN
 
 
@@ -388,7 +391,8 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
         live.hints[seat] = (room.version, action)
     if live.seat_of(conn) != seat:
         raise NotSeated()  # the seat changed hands while the hint was computed
-    code, params = explain(view, action)  # why, in the view the suggestion came from
+    # Why, in the view the suggestion came from.
+    code, params = explain(view, action, room.match.options.draw)
     reason = {"code": code, "params": params}
     conn.send(
         dumps({"type": "hint", "action": action.wire(), "text": action.text(), "reason": reason})

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from protocol.engine import Match, Options, action_from_text, new_match, public_view, seat_view
-from protocol.engine.actions import Action, EndTurn, Move, Play
+from protocol.engine.actions import Action, Draw, EndTurn, Move, Play
 from protocol.errors import (
     BadOptions,
     BadPhase,
@@ -71,7 +71,12 @@ COVERED_SHARE = 1 / 3
 #: carries ``v`` only when it needs a reader of a newer format than 1: every event of a kind
 #: and meaning that format 1 already had is written without it. A release that adds a kind,
 #: or changes what a stored field means, raises this number and marks those events with it.
-EVENT_FORMAT = 1
+EVENT_FORMAT = 2
+#: Format 2: the draw rule ``until_playable``. A ``create`` or ``configure`` whose options
+#: choose it, and an ``act`` of the ``draw`` it brings, carry ``"v": 2``: a reader of format
+#: 1 validates the options strictly and knows no such action, so it must leave the room to
+#: a newer process rather than fold it.
+UNTIL_PLAYABLE_FORMAT = 2
 
 #: Room codes avoid look-alike characters (no 0/O, 1/I/L, 5/S, 2/Z, 8/B).
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
@@ -611,6 +616,8 @@ class Room:
         text = action.text()
         self._validated = (self.match, seat, text, after)
         event: Event = {"e": "act", "seat": seat, "a": text}
+        if isinstance(action, Draw):
+            event["v"] = UNTIL_PLAYABLE_FORMAT
         s = self.seats[seat]
         if by_bot:
             event["by"] = "bot"
@@ -907,7 +914,7 @@ class Room:
         s = self.seats[seat]
         if s is not None and e.get("by") != "bot":
             s.idle = 0
-        lines = [_describe(seat, action, before, self.match)]
+        lines = _describe(seat, action, before, self.match)
         if isinstance(action, EndTurn):
             self.turns += 1
             if s is not None and s.kind == "human":
@@ -957,6 +964,8 @@ def stored_options(settings: RoomOptions) -> dict[str, Any]:
     stored: dict[str, Any] = {"options": settings.model_dump(exclude={"pace"})}
     if settings.pace != "normal":
         stored["pace"] = settings.pace
+    if settings.draw == "until_playable":
+        stored["v"] = UNTIL_PLAYABLE_FORMAT
     return stored
 
 
@@ -979,16 +988,20 @@ def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None 
     return event
 
 
-def _describe(seat: int, action: Action, before: Any, after: Match) -> Line:
-    """The log event of one game action (what anyone at the table saw happen)."""
+def _describe(seat: int, action: Action, before: Any, after: Match) -> list[Line]:
+    """The log events of one game action (what anyone at the table saw happen): one, and a
+    ``took`` after a play whose emptied hand drew cards (``draw: until_playable``)."""
+    taken = len(before.stock) - len(after.position.stock)
     if isinstance(action, Play):
-        return {"ev": "played", "seat": seat, "card": action.card, "pile": action.pile}
+        played: Line = {"ev": "played", "seat": seat, "card": action.card, "pile": action.pile}
+        return [played, {"ev": "took", "seat": seat, "count": taken}] if taken else [played]
     if isinstance(action, Move):
-        return {"ev": "moved", "seat": seat, "from": action.src, "to": action.dst}
-    drew = len(after.position.stock) < len(before.stock)
-    if drew and after.options.draw == "end":
-        return {"ev": "drew", "seat": seat}
-    return {"ev": "ended", "seat": seat}
+        return [{"ev": "moved", "seat": seat, "from": action.src, "to": action.dst}]
+    if isinstance(action, Draw):
+        return [{"ev": "took", "seat": seat, "count": taken}]
+    if taken and after.options.draw == "end":
+        return [{"ev": "drew", "seat": seat}]
+    return [{"ev": "ended", "seat": seat}]
 
 
 __all__ = [

@@ -30,11 +30,12 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from clients.net import GameClient, ServerError
 from clients.words import LANGUAGES, describe_profile, describe_reason, language, who
 from protocol.bots import LEVELS
+from protocol.options_table import DrawRule
 
 from . import commands
 from .render import (
@@ -78,7 +79,7 @@ class Entry:
     #: Bot levels for the seats after yours when creating (None: a seat left for a person).
     bots: tuple[str | None, ...] = ()
     target: int = 25
-    draw: Literal["end", "start"] = "end"
+    draw: DrawRule = "end"
     kings_first: bool = False
     public: bool = False
     #: A casual room: its matches change no rating.
@@ -552,7 +553,7 @@ def parser() -> argparse.ArgumentParser:
         "('-' keeps a seat for a person)",
     )
     p.add_argument("--target", type=int, default=25, help="with --create: match target")
-    p.add_argument("--draw", choices=("end", "start"), default="end", help="with --create")
+    p.add_argument("--draw", choices=get_args(DrawRule), default="end", help="with --create")
     p.add_argument("--kings-first", action="store_true", help="with --create")
     p.add_argument("--public", action="store_true", help="with --create: list the room")
     p.add_argument(

@@ -118,10 +118,10 @@ _WORDS: dict[str, Word] = {
 
 
 def normalize_action(text: str) -> str:
-    """``7h > n`` as ``7H>N``; ``END`` as ``end``."""
+    """``7h > n`` as ``7H>N``; ``END`` as ``end``, ``Draw`` as ``draw``."""
     compact = "".join(text.split())
-    if compact.lower() == "end":
-        return "end"
+    if compact.lower() in ("end", "draw"):
+        return compact.lower()
     return compact.upper()
 
 

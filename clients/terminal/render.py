@@ -82,9 +82,11 @@ def sorted_hand(hand: Iterable[str]) -> list[str]:
 
 def action_label(text: str, style: Style = PLAIN) -> str:
     """An action's text form made readable: ``7H>N`` as ``7♥ → N``, ``N>E`` as
-    ``pile N → E``, ``end`` as ``end turn``."""
+    ``pile N → E``, ``draw`` as ``draw a card``, ``end`` as ``end turn``."""
     if text == "end":
         return "end turn"
+    if text == "draw":
+        return "draw a card"
     left, _, right = text.partition(">")
     if left in SIDES or left in CORNERS:
         return f"pile {left} → {right}"
@@ -376,7 +378,8 @@ def render(
     room = doc["room"]
     game = doc.get("game")
     opts = room["options"]
-    variants = [f"target {opts['target']}", f"draw at {opts['draw']}"]
+    draws = "draw until playable" if opts["draw"] == "until_playable" else f"draw at {opts['draw']}"
+    variants = [f"target {opts['target']}", draws]
     if opts.get("kings_first"):
         variants.append("kings first")
     if opts.get("turn_timer"):

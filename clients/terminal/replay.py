@@ -33,6 +33,7 @@ from typing import Any
 from clients.words import LANGUAGES, language
 from protocol.engine import (
     NEXT_HAND,
+    Draw,
     EndTurn,
     Match,
     Move,
@@ -332,6 +333,8 @@ def caption(replay: Replay, index: int, style: Style = PLAIN) -> str:
         text = words["played"].format(who=who, card=card(action.card, style), pile=action.pile)
     elif isinstance(action, Move):
         text = words["moved"].format(who=who, src=action.src, dst=action.dst)
+    elif isinstance(action, Draw):
+        text = words["drew"].format(who=who, noun=words["a_card"])
     else:
         assert isinstance(action, EndTurn)
         text = words["ended"].format(who=who)
@@ -339,11 +342,13 @@ def caption(replay: Replay, index: int, style: Style = PLAIN) -> str:
     for seat, (was, now) in enumerate(
         zip(before.position.hands, match.position.hands, strict=True)
     ):
-        drawn = len(now) - len(was)
+        # A play's card left the hand: more cards now means a refill came with it.
+        drawn = len(now) - len(was) + (seat == step.seat and isinstance(action, Play))
         if drawn > 0:
             noun = words["a_card"] if drawn == 1 else words["cards"].format(n=drawn)
             if seat == step.seat:
-                mine = words["and_drew"].format(noun=noun)
+                if not isinstance(action, Draw):
+                    mine = words["and_drew"].format(noun=noun)
             else:
                 others.append(words["drew"].format(who=_seat(replay, seat, lang), noun=noun))
     text += mine + "".join(f"; {other}" for other in others) + "."

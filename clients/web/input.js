@@ -1,7 +1,8 @@
 // What the player does at the table: tap (or click, or Enter/Space on) a card, then a pile;
 // a pile, then another; or drag either onto a pile (pointer events: mouse, pen and touch).
 // Whatever is tried is sent as an action: the server judges it. Escape clears a selection;
-// D (or E) draws and ends the turn, H asks for a hint (while the table has the focus).
+// D (or E) draws and ends the turn, H asks for a hint (while the table has the focus); in a
+// room that draws until a card can be played, D draws a card and E ends the turn.
 
 import { send } from "./connection.js";
 import { game } from "./doc.js";
@@ -58,6 +59,10 @@ function choosePile(pile) {
 
 function endTurn() {
   act({ type: "end_turn" });
+}
+
+function drawCard() {
+  act({ type: "draw" });
 }
 
 export function onHint(frame) {
@@ -125,12 +130,14 @@ function tableHasKeys() {
   return !active || active === document.body || $("table").contains(active);
 }
 
-/** D or E: "Draw and end turn"; H: "Hint". Says whether it took the key. */
+/** D or E: "Draw and end turn" (D: "Draw a card" when the room has it); H: "Hint". Says
+ * whether it took the key. */
 function tableKey(event) {
   if (event.altKey || event.ctrlKey || event.metaKey || event.repeat) return false;
   const key = event.key.toLowerCase();
   if (!["d", "e", "h"].includes(key) || !tableHasKeys()) return false;
-  const button = $(key === "h" ? "hint" : "end-turn");
+  const draws = key === "d" && !$("draw-card").hidden;
+  const button = $(key === "h" ? "hint" : draws ? "draw-card" : "end-turn");
   event.preventDefault();
   if (!button.disabled) button.click();
   return true;
@@ -157,6 +164,7 @@ export function wireInput() {
     if (event.detail === 0 && S.sel) focusTarget();
   });
   $("end-turn").addEventListener("click", endTurn);
+  $("draw-card").addEventListener("click", drawCard);
   $("hint").addEventListener("click", () => send({ type: "hint" }));
   document.addEventListener("keydown", (event) => {
     if (S.view) {

@@ -59,7 +59,7 @@ function markLast(room, event) {
     last = null;
     return;
   }
-  if (!["played", "moved", "drew", "ended"].includes(event.ev)) return;
+  if (!["played", "moved", "drew", "took", "ended"].includes(event.ev)) return;
   if (!last || last.room !== room || last.seat !== event.seat || last.over) {
     last = { room, seat: event.seat, piles: new Set(), over: false };
   }
@@ -97,7 +97,8 @@ function takeOff(event, mySeat) {
     if (!start) return null;
     return { kind: "moved", to: event.to, start, visual: stack.cloneNode(true) };
   }
-  if (event.ev === "drew") {
+  // "took" (draw until playable) flies like "drew": from the stock into the hand.
+  if (event.ev === "drew" || event.ev === "took") {
     const start = rectOf(document.querySelector("#board .stock .card"));
     if (!start) return null;
     return {

@@ -30,6 +30,8 @@ export function logText(line) {
       return t("log.draw", { name });
     case "ended":
       return t("log.end", { name });
+    case "took":
+      return line.count > 1 ? t("log.took_many", { name, n: line.count }) : t("log.took", { name });
     case "sat":
       return t("log.sit", { name });
     case "moved_seat":

@@ -185,18 +185,23 @@ export function captionAt(position) {
   const step = R.data.steps[position - 1];
   const before = R.views[position - 1];
   const name = seatName(step.seat);
+  const hands = (v) => ((v.hands || [])[step.seat] || []).length;
   let text;
   if (step.action === NEXT_HAND) {
     text = t("log.deal", { n: view.hand_no, name: seatName(view.dealer) });
   } else if (step.action === "end") {
-    const hands = (v) => ((v.hands || [])[step.seat] || []).length;
     text = t(hands(view) > hands(before) ? "log.draw" : "log.end", { name });
+  } else if (step.action === "draw") {
+    text = t("log.took", { name });
   } else {
     const [left, right] = String(step.action).split(">");
     if (left in view.piles) {
       text = t("log.move", { name, from: localPile(left), to: localPile(right) });
     } else {
       text = t("log.play", { name, card: cardText(left), pile: localPile(right) });
+      // Draw until playable: a last card beside an empty side space brings up to three more.
+      const refill = hands(view) - hands(before) + 1;
+      if (refill > 0) text += ` ${t("log.took_many", { name, n: refill })}`;
     }
   }
   if (view.result && !before.result) {

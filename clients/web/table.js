@@ -243,6 +243,7 @@ function statusText(g) {
   if (!myTurn()) return playing;
   const why = S.hint ? hintWhy(S.hint.why) : "";
   if (S.hint && S.hint.type === "end_turn") return t("status.hint_end") + why;
+  if (S.hint && S.hint.type === "draw") return t("status.hint_draw") + why;
   if (S.hint && S.hint.type === "play") {
     const words = { card: cardText(S.hint.card), pile: t(`pile.${S.hint.pile}`) };
     return t("status.hint_play", words) + why;
@@ -258,8 +259,23 @@ function statusText(g) {
   if (S.sel && S.sel.kind === "pile") {
     return t("status.pile_selected", { pile: t(`pile.${S.sel.pile}`) });
   }
+  if (legal().includes("draw")) return t("status.draw");
+  if (!legal().includes("end") && mustPlay(g)) return t("status.must_play");
   if (!legal().includes("end") && S.doc.room.options.kings_first) return t("status.kings_first");
   return t("status.your_turn");
+}
+
+/** Whether "end" is missing because no card of the hand was played yet: under "draw until
+ * playable" a turn ends only after a play, or once the stock is empty. */
+function mustPlay(g) {
+  return S.doc.room.options.draw === "until_playable" && g.stock > 0 && !kingWaits(g);
+}
+
+/** Whether "kings first" keeps the turn going: a king in hand and an empty corner. */
+function kingWaits(g) {
+  if (!S.doc.room.options.kings_first) return false;
+  const king = (g.hand || []).some((card) => card.startsWith("K"));
+  return king && ["NE", "SE", "SW", "NW"].some((name) => !(g.piles[name] || []).length);
 }
 
 export function renderTable(g) {
@@ -308,13 +324,22 @@ export function renderTable(g) {
   sortButton.textContent = t(order === "suit" ? "hand.order_suit" : "hand.order_dealt");
   sortButton.setAttribute("aria-label", t("hand.order_label", { order: sortButton.textContent }));
   const endButton = $("end-turn");
-  const draws = g.stock > 0 && S.doc.room.options.draw !== "start";
+  const draws = g.stock > 0 && S.doc.room.options.draw === "end";
   endButton.textContent = t(draws ? "act.draw_end" : "act.end");
   endButton.disabled = !legal().includes("end");
-  // With "kings first" the server leaves "end" out while a king must still go to a corner.
-  const kingFirst = myTurn() && endButton.disabled && S.doc.room.options.kings_first;
-  endButton.title = kingFirst ? t("status.kings_first") : "";
+  // With "kings first" the server leaves "end" out while a king must still go to a corner;
+  // with "draw until playable", until a card of the hand was played (or the stock is empty).
+  const kingFirst = myTurn() && endButton.disabled && kingWaits(g);
+  const playFirst = myTurn() && endButton.disabled && mustPlay(g);
+  const why = kingFirst ? "status.kings_first" : playFirst ? "status.must_play" : null;
+  endButton.title = why ? t(why) : "";
   endButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "end_turn"));
+  // Drawing is an action of its own only when the room draws until a card can be played.
+  const drawButton = $("draw-card");
+  drawButton.hidden = S.doc.room.options.draw !== "until_playable";
+  drawButton.textContent = t("act.draw");
+  drawButton.disabled = !legal().includes("draw");
+  drawButton.classList.toggle("hinted", Boolean(S.hint && S.hint.type === "draw"));
   $("hint").disabled = !myTurn();
   tickClocks();
   fitTable(); // the card sizes for this screen, and the hand laid out

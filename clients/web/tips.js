@@ -9,7 +9,14 @@ import { setSound, soundOn } from "./notify.js";
 
 export const TIPS = ["tips.1", "tips.2", "tips.3", "tips.4", "tips.5", "tips.6"];
 /** The keys at the table (input.js and keys.js), as the dialog lists them. */
-export const KEYS = ["keys.tab", "keys.choose", "keys.draw", "keys.hint", "keys.escape"];
+export const KEYS = [
+  "keys.tab",
+  "keys.choose",
+  "keys.draw",
+  "keys.draw_card",
+  "keys.hint",
+  "keys.escape",
+];
 
 let opener = null;
 

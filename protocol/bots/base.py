@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from protocol.engine import END_TURN, Action, action_from_text
+from protocol.engine import DRAW, END_TURN, Action, action_from_text
 
 from .model import (
     CARD_ID,
@@ -80,6 +80,8 @@ class Seen:
     unseen: int
     can_end: bool
     totals: tuple[int, ...] = ()
+    #: ``draw`` is legal: the room draws until a card can be played, and none can.
+    can_draw: bool = False
     target: int = 25
     avoid: tuple[tuple[Avoid, ...], ...] = ()
 
@@ -101,6 +103,7 @@ class Seen:
             can_end="end" in view["legal"],
             totals=tuple(int(t) for t in view.get("totals", ())),
             target=int(view.get("target", 25)),
+            can_draw="draw" in view["legal"],
         )
 
     def kings_first_blocks(self, hand: int, piles: Piles) -> bool:
@@ -112,6 +115,29 @@ class Seen:
         if self.can_end:
             return False
         return bool(hand & KING_MASK) and any(piles[i] == EMPTY for i in range(4, 8))
+
+    @property
+    def must_play(self) -> bool:
+        """Whether the turn may end only after a card of the hand is played (``draw:
+        until_playable``, nothing played yet, the stock not empty).
+
+        The view does not name the rule either: under the other draw rules ``end`` is
+        missing only while ``kings_first`` holds a king back (a held king always has an
+        empty corner), so ``end`` missing without that, or ``draw`` offered, reveals it.
+        """
+        if self.can_draw:
+            return True
+        if self.can_end or not self.stock:
+            return False
+        return not self.kings_first_blocks(self.hand, self.piles)
+
+    def refills(self, hand: int, piles: Piles) -> bool:
+        """Whether a turn ending with ``hand`` empty would, under ``draw: until_playable``
+        (when :attr:`must_play` reveals it), have drawn three cards rather than gone out: a
+        side space is empty and the stock is not."""
+        if hand or not self.must_play:
+            return False
+        return any(piles[i] == EMPTY for i in range(4))
 
 
 class PlanningBot:
@@ -175,7 +201,10 @@ class PlanningBot:
 def _step(
     plan: list[CardMove], state: tuple[int, Piles], legal: list[str]
 ) -> tuple[Action, list[CardMove], tuple[int, Piles] | None]:
-    """The next action of ``plan`` from ``state``; the plan left and the state it expects."""
+    """The next action of ``plan`` from ``state``; the plan left and the state it expects.
+
+    Past the plan's end the turn ends; when it may not end yet (``draw: until_playable``),
+    the seat draws, and the drawn card makes a new plan."""
     action: Action = END_TURN
     expect = None
     if plan:
@@ -184,6 +213,8 @@ def _step(
         expect = do_move(state[0], state[1], move)
     if action.text() in legal:
         return action, plan, expect
+    if action is END_TURN and "draw" in legal:
+        return DRAW, [], None
     # Never expected; keep the game going with a legal action rather than fail.
     return action_from_text(legal[0] if "end" not in legal else "end"), [], None
 

@@ -18,6 +18,10 @@ Codes and their params (``explain`` returns one of :data:`CODES`):
 * ``keeps_follow`` (``card``, ``target``, ``pile``): ending keeps ``card``, which fits the
   ``target`` on ``pile``, for later.
 * ``end_nothing_fits`` (no params): no card in the hand fits on a pile.
+* ``draw_nothing_fits`` (no params): nothing in the hand can be played: draw a card
+  (``draw: until_playable``).
+* ``refills`` (``card``, ``pile``): the last card, a side space still empty afterwards: the
+  seat draws three and plays on (``draw: until_playable``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, get_args
 
-from protocol.engine import DECK, FITS_ON, PILES, Action, Move, Play
+from protocol.engine import DECK, FITS_ON, PILES, Action, Draw, Move, Play
 from protocol.engine.table import SIDES
 from protocol.messages import HintCode
 
@@ -41,19 +45,25 @@ def _is_king(card: str) -> bool:
     return card.startswith("K")
 
 
-def explain(view: Mapping[str, Any], action: Action) -> Reason:
+def explain(view: Mapping[str, Any], action: Action, draw: str = "end") -> Reason:
     """The reason code and parameters for ``action`` in the seat view ``view`` (one of
-    :data:`CODES`); ``action`` is normally the expert's hint for that view.
+    :data:`CODES`); ``action`` is normally the expert's hint for that view, ``draw`` the
+    room's draw rule (the view does not name it).
 
-    Pure: it looks at the view and the action only.
+    Pure: it looks at the view, the action and the rule only.
     """
     piles: Mapping[str, list[str]] = view["piles"]
     hand: list[str] = list(view["hand"])
     if isinstance(action, Move):
         return "opens_space", {"pile": action.src, "onto": action.dst}
+    if isinstance(action, Draw):
+        return "draw_nothing_fits", {}
     if isinstance(action, Play):
         card, pile = action.card, action.pile
         if len(hand) == 1:
+            space_left = any(not piles[side] for side in SIDES if side != pile)
+            if draw == "until_playable" and space_left and view["stock"]:
+                return "refills", {"card": card, "pile": pile}
             return "goes_out", {"card": card, "pile": pile}
         target = piles[pile]
         if not target:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from protocol.engine import REFILL
+
 from .base import PlanningBot, Seen
 from .evaluate import DEFAULT_WEIGHTS, WIN, Weights, evaluate
 from .model import MOVE, CardMove, cards_of
@@ -62,11 +64,20 @@ class SearchBot(PlanningBot):
             ends = seen_ends or ends
         allowed = [e for e in ends if not seen.kings_first_blocks(e.hand, e.piles)]
         ends = allowed or ends
+        if seen.must_play:
+            # Draw until playable: an end that played no card is no end (the search stops
+            # with a draw instead when nothing can be played at all).
+            played = [e for e in ends if e.hand != seen.hand]
+            ends = played or ends
         unseen_count = max(1, seen.unseen.bit_count())
         in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
         scored: list[tuple[float, int]] = []
         for i, end in enumerate(ends):
-            value = evaluate(end.hand, end.piles, seen.unseen, in_hands, cfg.weights)
+            if seen.refills(end.hand, end.piles):
+                # Not out: three unknown cards come, and the turn goes on with them.
+                value = -float(min(REFILL, seen.stock))
+            else:
+                value = evaluate(end.hand, end.piles, seen.unseen, in_hands, cfg.weights)
             if cfg.noise:
                 value += self.rng.gauss(0.0, cfg.noise)
             scored.append((value, i))

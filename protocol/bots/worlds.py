@@ -11,9 +11,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from protocol.engine import REFILL
+
 from .base import Seen
 from .evaluate import WIN
-from .greedy import greedy_play
+from .greedy import greedy_play, greedy_turn
 from .model import KING_MASK, Piles, cards_of, hand_penalty
 from .notes import Avoid
 
@@ -149,15 +151,21 @@ def play_round(
 
     The viewer draws, each other seat plays one greedy turn and draws, then the viewer
     plays its next turn greedily. A seat going out ends the hand with its real penalties;
-    otherwise the hands left are priced by :class:`RoundScoring`.
+    otherwise the hands left are priced by :class:`RoundScoring`. An empty hand that draws
+    until playable (:meth:`Seen.refills`) takes this world's top three stock cards and plays
+    on greedily first.
     """
+    stock = world.stock
+    drawn = 0
+    if not hand and seen.refills(hand, piles):
+        drawn = min(REFILL, len(stock))
+        refill = sum(1 << card for card in stock[:drawn])
+        hand, piles, _ = greedy_turn(refill, piles)
     if not hand:
         return WIN
     seats = seen.seats
     me = seen.seat
     hands = list(world.hands)
-    stock = world.stock
-    drawn = 0
     if drawn < len(stock):
         hand |= 1 << stock[drawn]
         drawn += 1

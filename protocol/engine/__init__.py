@@ -10,26 +10,39 @@ Typical use::
     print(view(match, seat=0))
 """
 
-from .actions import END_TURN, Action, EndTurn, Move, Play, action_from_text, action_from_wire
+from .actions import (
+    DRAW,
+    END_TURN,
+    Action,
+    Draw,
+    EndTurn,
+    Move,
+    Play,
+    action_from_text,
+    action_from_wire,
+)
 from .cards import DECK, FITS_ON, fits, penalty
 from .deal import deal, shuffled_deck
 from .match import NEXT_HAND, Match, Phase, new_match, replay
 from .notation import format_position, parse_position
 from .options import Options
 from .position import HandResult, Position
-from .rules import apply, explain, is_legal, legal_actions
+from .rules import REFILL, apply, explain, is_legal, legal_actions
 from .table import CORNERS, PILES, SIDES
 from .views import public_view, seat_view, view
 
 __all__ = [
     "CORNERS",
     "DECK",
+    "DRAW",
     "END_TURN",
     "FITS_ON",
     "NEXT_HAND",
     "PILES",
+    "REFILL",
     "SIDES",
     "Action",
+    "Draw",
     "EndTurn",
     "HandResult",
     "Match",

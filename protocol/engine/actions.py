@@ -1,12 +1,14 @@
-"""The three actions a seat can take, in their wire form and their text form.
+"""The four actions a seat can take, in their wire form and their text form.
 
 Wire form (JSON objects)::
 
     {"type": "play", "card": "7H", "pile": "N"}
     {"type": "move", "from": "N", "to": "E"}
+    {"type": "draw"}
     {"type": "end_turn"}
 
-Text form (for logs, tests and hints): ``7H>N``, ``N>E`` and ``end``. Both round-trip.
+Text form (for logs, tests and hints): ``7H>N``, ``N>E``, ``draw`` and ``end``. Both
+round-trip. ``draw`` is only ever legal in the ``draw: until_playable`` variant.
 """
 
 from __future__ import annotations
@@ -60,8 +62,21 @@ class EndTurn:
         return "end"
 
 
-Action = Play | Move | EndTurn
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Take the top card of the stock into the hand, the turn going on (``draw:
+    until_playable``, while no card of the hand can be played)."""
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "draw"}
+
+    def text(self) -> str:
+        return "draw"
+
+
+Action = Play | Move | EndTurn | Draw
 END_TURN = EndTurn()
+DRAW = Draw()
 
 #: Every possible play and move, built once so generating legal actions allocates nothing.
 PLAYS: dict[str, dict[str, Play]] = {
@@ -91,16 +106,20 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
             return _move(src, dst)
     elif kind == "end_turn" and len(data) == 1:
         return END_TURN
+    elif kind == "draw" and len(data) == 1:
+        return DRAW
     raise BadAction()
 
 
 def action_from_text(text: str) -> Action:
-    """Parse ``7H>N``, ``N>E`` or ``end``."""
+    """Parse ``7H>N``, ``N>E``, ``draw`` or ``end``."""
     if not isinstance(text, str):
         raise BadAction()
     text = text.strip()
     if text == "end":
         return END_TURN
+    if text == "draw":
+        return DRAW
     left, sep, right = text.partition(">")
     if sep:
         if left in PILE_INDEX:
@@ -108,7 +127,7 @@ def action_from_text(text: str) -> Action:
         if left in CARDS:
             return _play(left, right)
     raise BadAction(
-        "Not an action: CARD>PILE, PILE>PILE or end.", reason="not_an_action", text=text
+        "Not an action: CARD>PILE, PILE>PILE, draw or end.", reason="not_an_action", text=text
     )
 
 

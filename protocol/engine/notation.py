@@ -6,7 +6,8 @@ Example (two seats, seat 0 to move, the unlisted cards in the stock)::
 
 Fields are separated by `` ; ``. ``hands`` lists each seat's hand (``-`` when empty);
 ``stock`` lists the stock from its top, or ``*`` for every card not named elsewhere in
-canonical order. Optional fields: ``moved 1`` and ``passes N``. Piles are base first.
+canonical order. Optional fields: ``moved 1``, ``played 1`` (a card from the hand was played
+this turn) and ``passes N``. Piles are base first.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def format_position(position: Position) -> str:
     ]
     if position.moved:
         fields.append("moved 1")
+    if position.played:
+        fields.append("played 1")
     if position.passes:
         fields.append(f"passes {position.passes}")
     return " ; ".join(fields)
@@ -83,4 +86,5 @@ def parse_position(text: str, options: Options | None = None) -> Position:
         turn=int(values.get("turn", "0")),
         moved=values.get("moved", "0") == "1",
         passes=int(values.get("passes", "0")),
+        played=values.get("played", "0") == "1",
     )

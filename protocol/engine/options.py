@@ -18,7 +18,9 @@ class Options:
     """Rules of one match; never changed inside it.
 
     ``target``: the match ends when a total reaches it (1..500).
-    ``draw``: ``end`` draws to end a turn, ``start`` draws when a turn begins.
+    ``draw``: ``end`` draws to end a turn, ``start`` draws when a turn begins,
+    ``until_playable`` draws on request while nothing can be played (and a turn ends only
+    after a play, or on an empty stock).
     ``kings_first``: a turn cannot end while the seat holds a king and a corner is empty.
     """
 

@@ -36,6 +36,8 @@ class Position:
     first. ``stock[0]`` is the top of the stock. ``moved`` says whether the seat to move
     has made a move this turn; ``passes`` counts consecutive turns ended without a move
     while the stock was empty (when it reaches the number of seats the hand is blocked).
+    ``played`` says whether the seat to move has played a card from its hand this turn
+    (what ``draw: until_playable`` asks before a turn may end).
     """
 
     options: Options
@@ -47,6 +49,7 @@ class Position:
     moved: bool = False
     passes: int = 0
     result: HandResult | None = None
+    played: bool = False
     #: Memo of :func:`protocol.engine.rules.legal_actions`; not part of the value.
     legal_cache: list[Action] | None = field(default=None, init=False, compare=False, repr=False)
 

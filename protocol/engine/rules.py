@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from protocol.errors import (
     BadAction,
+    CannotDraw,
     CannotMovePile,
     CornerNeedsKing,
     DoesNotFit,
     HandOver,
     IllegalAction,
+    MustPlayCard,
     MustPlayKing,
     NoSuchPile,
     NotInHand,
@@ -21,10 +23,14 @@ from protocol.errors import (
     Param,
 )
 
-from .actions import END_TURN, MOVES, PLAYS, Action, EndTurn, Move, Play
+from .actions import DRAW, END_TURN, MOVES, PLAYS, Action, Draw, EndTurn, Move, Play
 from .cards import CARDS, FITS_ON, FITS_UNDER, IS_KING
 from .position import HandResult, Position
-from .table import PILE_INDEX, PILES, is_corner
+from .table import PILE_INDEX, PILES, SIDE_INDICES, is_corner
+
+#: In ``draw: until_playable``, the cards a seat draws when its last card leaves a side
+#: space empty (RULES.md, clause (c)).
+REFILL = 3
 
 
 def legal_actions(position: Position) -> list[Action]:
@@ -35,8 +41,10 @@ def legal_actions(position: Position) -> list[Action]:
     an empty corner its kings come in hand order. Then pile moves, source by source in
     ``PILES`` order: a king-based side pile to each empty corner in ``PILES`` order, any
     other pile onto the (at most two) piles whose top its base fits, in ``DECK`` order of
-    that top card. Then ``end`` when ending the turn is allowed. Empty when the hand is
-    over. The list is computed once per position and shared: callers must not modify it.
+    that top card. Then, in ``draw: until_playable``, ``draw`` when no card of the hand can
+    be played and the stock is not empty. Then ``end`` when ending the turn is allowed.
+    Empty when the hand is over. The list is computed once per position and shared: callers
+    must not modify it.
     """
     cached = position.legal_cache
     if cached is not None:
@@ -93,9 +101,19 @@ def _generate(position: Position) -> list[Action]:
             dst = tops.get(onto)
             if dst is not None and dst != name:
                 add(moves[dst])
-    if not (position.options.kings_first and kings and empty_corners):
+    may_end = True
+    if position.options.draw == "until_playable":
+        if position.stock and not _has_play(actions):
+            add(DRAW)
+        may_end = position.played or not position.stock
+    if may_end and not (position.options.kings_first and kings and empty_corners):
         add(END_TURN)
     return actions
+
+
+def _has_play(actions: list[Action]) -> bool:
+    """Whether the list (plays first, then moves) holds a play."""
+    return bool(actions) and isinstance(actions[0], Play)
 
 
 def is_legal(position: Position, action: Action) -> bool:
@@ -104,7 +122,7 @@ def is_legal(position: Position, action: Action) -> bool:
 
 
 #: The classes of :data:`~protocol.engine.actions.Action`; anything else is refused.
-_ACTION_TYPES = (Play, Move, EndTurn)
+_ACTION_TYPES = (Play, Move, EndTurn, Draw)
 
 
 def apply(position: Position, action: Action, seat: int | None = None) -> Position:
@@ -113,7 +131,7 @@ def apply(position: Position, action: Action, seat: int | None = None) -> Positi
     When ``seat`` is given it must be the seat to move. A refused action raises an
     :class:`~protocol.errors.IllegalAction` with a precise code and changes nothing;
     when several faults apply, the code is chosen as :func:`explain` documents (anything
-    that is not a ``Play``, ``Move`` or ``EndTurn`` raises :class:`BadAction`).
+    that is not a ``Play``, ``Move``, ``Draw`` or ``EndTurn`` raises :class:`BadAction`).
     """
     if position.result is not None or (seat is not None and seat != position.turn):
         raise _refusal(position, action, seat)
@@ -146,20 +164,54 @@ def _perform(position: Position, action: Action) -> Position:
     p = position
     turn = p.turn
     if isinstance(action, Play):
-        hand = list(p.hands[turn])
-        hand.remove(action.card)
-        hands = _with(p.hands, turn, tuple(hand))
-        i = PILE_INDEX[action.pile]
-        piles = _with(p.piles, i, (*p.piles[i], action.card))
-        result = HandResult.score("emptied", turn, hands) if not hand else None
-        return Position(p.options, hands, piles, p.stock, p.dealer, turn, True, 0, result)
+        return _play(p, action)
     if isinstance(action, Move):
         src, dst = PILE_INDEX[action.src], PILE_INDEX[action.dst]
         pile_list = list(p.piles)
         pile_list[dst] = pile_list[dst] + pile_list[src]
         pile_list[src] = ()
-        return Position(p.options, p.hands, tuple(pile_list), p.stock, p.dealer, turn, True, 0)
+        piles = tuple(pile_list)
+        return Position(
+            p.options, p.hands, piles, p.stock, p.dealer, turn, True, 0, played=p.played
+        )
+    if isinstance(action, Draw):
+        return _draw(p, 1)
     return _end_turn(p)
+
+
+def _play(p: Position, action: Play) -> Position:
+    """Play a card; an emptied hand goes out, or in ``draw: until_playable`` draws
+    :data:`REFILL` cards when a side space is empty (after the card is placed) and the
+    stock is not."""
+    turn = p.turn
+    hand = list(p.hands[turn])
+    hand.remove(action.card)
+    hands = _with(p.hands, turn, tuple(hand))
+    i = PILE_INDEX[action.pile]
+    piles = _with(p.piles, i, (*p.piles[i], action.card))
+    after = Position(p.options, hands, piles, p.stock, p.dealer, turn, True, 0, played=True)
+    if hand:
+        return after
+    refills = (
+        p.options.draw == "until_playable"
+        and bool(p.stock)
+        and any(not piles[k] for k in SIDE_INDICES)
+    )
+    if refills:
+        return _draw(after, REFILL)
+    result = HandResult.score("emptied", turn, hands)
+    return Position(p.options, hands, piles, p.stock, p.dealer, turn, True, 0, result, True)
+
+
+def _draw(p: Position, count: int) -> Position:
+    """The seat to move takes up to ``count`` cards from the top of the stock, top first;
+    its turn goes on."""
+    taken = p.stock[:count]
+    hands = _with(p.hands, p.turn, (*p.hands[p.turn], *taken))
+    stock = p.stock[len(taken) :]
+    return Position(
+        p.options, hands, p.piles, stock, p.dealer, p.turn, p.moved, p.passes, played=p.played
+    )
 
 
 def _end_turn(p: Position) -> Position:
@@ -172,7 +224,9 @@ def _end_turn(p: Position) -> Position:
     passes = p.passes + 1 if not (p.moved or drew or stock) else 0
     if passes >= p.seats:
         result = HandResult.score("blocked", None, hands)
-        return Position(p.options, hands, p.piles, stock, p.dealer, p.turn, p.moved, passes, result)
+        return Position(
+            p.options, hands, p.piles, stock, p.dealer, p.turn, p.moved, passes, result, p.played
+        )
     turn = (p.turn + 1) % p.seats
     after = Position(p.options, hands, p.piles, stock, p.dealer, turn, False, passes)
     return draw_for_turn(after) if p.options.draw == "start" else after
@@ -182,8 +236,7 @@ def draw_for_turn(p: Position) -> Position:
     """In the ``draw: start`` variant, the seat to move draws as its turn begins."""
     if not p.stock:
         return p
-    hands = _with(p.hands, p.turn, (*p.hands[p.turn], p.stock[0]))
-    return Position(p.options, hands, p.piles, p.stock[1:], p.dealer, p.turn, p.moved, p.passes)
+    return _draw(p, 1)
 
 
 def explain(position: Position, action: Action) -> IllegalAction:
@@ -192,20 +245,24 @@ def explain(position: Position, action: Action) -> IllegalAction:
     Used only to word a refusal: legality is decided by :func:`legal_actions` (for a legal
     action the answer means nothing). When several faults apply, the first of these wins:
 
-    1. ``bad_action``: not a ``Play``, ``Move`` or ``EndTurn`` at all;
+    1. ``bad_action``: not a ``Play``, ``Move``, ``Draw`` or ``EndTurn`` at all;
     2. ``hand_over``: the hand has ended;
     3. ``not_your_turn`` (in :func:`apply` only, when its ``seat`` is not the seat to move);
-    4. ``end``: ``must_play_king``, its only refusal;
-    5. a play: ``bad_action`` (no card code), ``no_such_pile``, ``not_in_hand``, then
+    4. ``end``: ``must_play_king`` when the seat holds a king and a corner is empty under
+       ``kings_first``, else ``must_play_card`` (``draw: until_playable``, nothing played
+       yet and the stock not empty);
+    5. ``draw``: ``cannot_draw``, its ``reason`` ``rule`` (another draw rule), then
+       ``stock_empty``, then ``playable`` (with the first legal play's ``card`` and ``pile``);
+    6. a play: ``bad_action`` (no card code), ``no_such_pile``, ``not_in_hand``, then
        ``corner_needs_king`` (an empty corner) or ``does_not_fit`` (a non-empty pile);
-    6. a move: ``no_such_pile`` (source, then destination), ``cannot_move_pile`` (empty
+    7. a move: ``no_such_pile`` (source, then destination), ``cannot_move_pile`` (empty
        source), ``cannot_move_pile`` (onto itself), then by destination: an empty side,
        ``cannot_move_pile``; an empty corner, ``corner_needs_king`` when the base is no
        king, else ``cannot_move_pile``; a pile, ``does_not_fit``.
     """
     if not isinstance(action, _ACTION_TYPES):
         return BadAction(
-            f"{type(action).__name__} is not an action: expected Play, Move or EndTurn.",
+            f"{type(action).__name__} is not an action: expected Play, Move, Draw or EndTurn.",
             reason="not_an_action",
         )
     if position.result is not None:
@@ -213,7 +270,9 @@ def explain(position: Position, action: Action) -> IllegalAction:
     hand = position.hands[position.turn]
     piles = position.piles
     if isinstance(action, EndTurn):
-        return MustPlayKing()
+        return _refuse_end(position)
+    if isinstance(action, Draw):
+        return _refuse_draw(position)
     if isinstance(action, Play):
         if not isinstance(action.card, str) or action.card not in CARDS:
             card = action.card if isinstance(action.card, str) else None
@@ -290,10 +349,37 @@ def explain(position: Position, action: Action) -> IllegalAction:
     )
 
 
+def _refuse_end(position: Position) -> IllegalAction:
+    kings = any(IS_KING[c] for c in position.hands[position.turn])
+    corner_free = any(not position.piles[i] for i in range(4, 8))
+    if position.options.kings_first and kings and corner_free:
+        return MustPlayKing()
+    return MustPlayCard()
+
+
+def _refuse_draw(position: Position) -> IllegalAction:
+    if position.options.draw != "until_playable":
+        return CannotDraw(
+            "This room draws at the end or the start of a turn, never on request.",
+            reason="rule",
+        )
+    if not position.stock:
+        return CannotDraw("The stock is empty.", reason="stock_empty")
+    play = next((a for a in legal_actions(position) if isinstance(a, Play)), None)
+    if play is None:  # the draw is legal: the answer means nothing
+        return CannotDraw()
+    return CannotDraw(
+        "A card of your hand can be played: you may draw only while none can.",
+        reason="playable",
+        card=play.card,
+        pile=play.pile,
+    )
+
+
 def _with(
     items: tuple[tuple[str, ...], ...], index: int, value: tuple[str, ...]
 ) -> tuple[tuple[str, ...], ...]:
     return (*items[:index], value, *items[index + 1 :])
 
 
-__all__ = ["END_TURN", "apply", "draw_for_turn", "explain", "is_legal", "legal_actions"]
+__all__ = ["END_TURN", "REFILL", "apply", "draw_for_turn", "explain", "is_legal", "legal_actions"]

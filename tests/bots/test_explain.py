@@ -11,6 +11,7 @@ import pytest
 from protocol.bots import explain, hint
 from protocol.bots.explain import CODES
 from protocol.engine import (
+    DRAW,
     END_TURN,
     Action,
     Move,
@@ -91,8 +92,29 @@ def test_each_code_names_what_the_action_does(
     assert explain(view, action) == expected
 
 
+UNTIL = Options(seats=2, draw="until_playable")
+
+
+def until_view(text: str) -> dict[str, Any]:
+    """Seat 0's view of a position of the ``draw: until_playable`` variant."""
+    match = replace(new_match(UNTIL, seed="explain"), position=parse_position(text, UNTIL))
+    return seat_view(match, 0)
+
+
+def test_draw_until_playable_has_its_own_reasons() -> None:
+    stuck = until_view("N=9C E=5D S=7H W=QS NE=- SE=- SW=- NW=- ; hands 2C / 4C ; turn 0")
+    assert stuck["legal"] == ["draw"]
+    assert explain(stuck, DRAW, "until_playable") == ("draw_nothing_fits", {})
+    last = until_view("N=9C E=- S=7H W=QS NE=- SE=- SW=- NW=- ; hands 8D / 4C ; turn 0")
+    play = Play("8D", "N")
+    assert explain(last, play, "until_playable") == ("refills", {"card": "8D", "pile": "N"})
+    # Onto the only empty side space, or in another room, the last card goes out.
+    assert explain(last, Play("8D", "E"), "until_playable")[0] == "goes_out"
+    assert explain(last, play, "end")[0] == "goes_out"
+
+
 def test_every_code_is_covered_above() -> None:
-    assert len(CODES) == len(set(CODES)) == 9
+    assert len(CODES) == len(set(CODES)) == 11
 
 
 def test_every_hint_of_a_match_has_a_reason_that_names_real_cards_and_piles() -> None:

@@ -37,8 +37,17 @@ def test_make_bot_gives_a_bot_of_that_level(level: str) -> None:
         Options(seats=3, kings_first=True),
         Options(seats=4),
         Options(seats=4, draw="start", kings_first=True),
+        Options(seats=2, draw="until_playable"),
+        Options(seats=3, draw="until_playable", kings_first=True),
     ],
-    ids=["2", "3-kings-first", "4", "4-draw-start-kings-first"],
+    ids=[
+        "2",
+        "3-kings-first",
+        "4",
+        "4-draw-start-kings-first",
+        "2-until-playable",
+        "3-until-playable-kings-first",
+    ],
 )
 def test_every_choice_is_legal_in_seeded_playouts(level: str, options: Options) -> None:
     seats = options.seats

@@ -6,6 +6,7 @@ import stat
 from pathlib import Path
 
 from clients.terminal.commands import Act, Invalid, Say, Simple, Sit, Start, parse
+from clients.terminal.render import action_label
 from clients.terminal.tokens import KEEP, Saved, TokenFile, default_path
 
 LEGAL = ["7H>N", "N>E", "end"]
@@ -28,6 +29,13 @@ def test_action_text_is_normalized() -> None:
     assert parse("end") == Act("end")
     assert isinstance(parse("7X>N"), Invalid)
     assert isinstance(parse("hello there"), Invalid)
+
+
+def test_drawing_is_typed_draw_or_picked_by_its_number() -> None:
+    assert parse("Draw") == Act("draw")
+    assert parse(" DRAW ") == Act("draw")
+    assert parse("2", ["N>E", "draw"]) == Act("draw")
+    assert action_label("draw") == "draw a card"
 
 
 def test_words() -> None:

@@ -10,9 +10,11 @@ import pytest
 
 from protocol.engine import (
     DECK,
+    DRAW,
     END_TURN,
     PILES,
     Action,
+    Draw,
     EndTurn,
     Move,
     Play,
@@ -24,6 +26,7 @@ from protocol.errors import BadAction
 EVERY_ACTION: list[Action] = [
     *(Play(card, pile) for card in DECK for pile in PILES),
     *(Move(src, dst) for src in PILES for dst in PILES if src != dst),
+    DRAW,
     END_TURN,
 ]
 
@@ -44,6 +47,14 @@ def test_ending_the_turn_is_written_end() -> None:
     assert END_TURN.wire() == {"type": "end_turn"}
     assert END_TURN.text() == "end"
     assert EndTurn() == END_TURN
+
+
+def test_drawing_is_written_draw() -> None:
+    assert DRAW.wire() == {"type": "draw"}
+    assert DRAW.text() == "draw"
+    assert Draw() == DRAW
+    assert action_from_wire({"type": "draw"}) is DRAW
+    assert action_from_text(" draw ") is DRAW
 
 
 def test_the_wire_examples_parse() -> None:
@@ -75,7 +86,8 @@ def test_every_action_round_trips_through_its_text_form() -> None:
     "data",
     [
         {},
-        {"type": "draw"},
+        {"type": "discard"},
+        {"type": "draw", "card": "7H"},
         {"type": "play", "card": "7H"},
         {"type": "play", "card": 7, "pile": "N"},
         {"type": "play", "card": "7H", "pile": None},
@@ -92,7 +104,7 @@ def test_a_malformed_wire_action_is_refused_as_bad_action(data: dict[str, Any]) 
     assert error.value.code == "bad_action"
 
 
-@pytest.mark.parametrize("text", ["", "7H", "7H-N", "ZZ>N", "end_turn", "draw", ">N", "1H>N"])
+@pytest.mark.parametrize("text", ["", "7H", "7H-N", "ZZ>N", "end_turn", "draws", ">N", "1H>N"])
 def test_text_that_is_no_action_is_refused_as_bad_action(text: str) -> None:
     with pytest.raises(BadAction) as error:
         action_from_text(text)
@@ -109,7 +121,7 @@ def test_parsing_leaves_unknown_piles_to_the_rules() -> None:
 def test_actions_are_values() -> None:
     assert Play("7H", "N") == Play("7H", "N")
     assert hash(Move("N", "E")) == hash(Move("N", "E"))
-    assert len(set(EVERY_ACTION)) == len(EVERY_ACTION) == 52 * 8 + 8 * 7 + 1
+    assert len(set(EVERY_ACTION)) == len(EVERY_ACTION) == 52 * 8 + 8 * 7 + 2
 
 
 def test_play_move_and_end_turn_have_the_documented_attributes() -> None:

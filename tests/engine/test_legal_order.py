@@ -18,6 +18,7 @@ from protocol.engine import (
     DECK,
     PILES,
     Action,
+    Draw,
     EndTurn,
     Move,
     Options,
@@ -137,6 +138,12 @@ def test_pile_moves_go_source_by_source_in_piles_order() -> None:
     assert moves == ["S>SW", "S>NW", "W>N", "W>SE"]
 
 
+def test_draw_comes_after_the_moves_and_before_end() -> None:
+    text = "N=9C E=5D S=KS W=QS NE=- SE=- SW=- NW=- ; hands 2C,3D / 4D ; turn 0 ; played 1"
+    pos = position(text, draw="until_playable")
+    assert texts(legal_actions(pos)) == ["S>NE", "S>SE", "S>SW", "S>NW", "draw", "end"]
+
+
 def test_plays_come_before_moves_and_end_comes_last() -> None:
     pos = position("N=8C E=9D S=KS W=- NE=- SE=- SW=- NW=- ; hands 7H,KD / 2C ; turn 0")
     assert texts(legal_actions(pos)) == [
@@ -171,8 +178,10 @@ def documented_key(pos: Position, action: Action) -> tuple[int, int, int]:
         target = piles[action.dst]
         within = DECK.index(target[-1]) if target else CORNERS.index(action.dst)
         return (1, PILES.index(action.src), within)
+    if isinstance(action, Draw):
+        return (2, 0, 0)
     assert isinstance(action, EndTurn)
-    return (2, 0, 0)
+    return (3, 0, 0)
 
 
 def positions_from_play(seed: int, options: Options, hands: int) -> Iterator[Position]:
@@ -189,8 +198,13 @@ def positions_from_play(seed: int, options: Options, hands: int) -> Iterator[Pos
 
 @pytest.mark.parametrize(
     "options",
-    [Options(seats=2), Options(seats=3, draw="start"), Options(seats=4, kings_first=True)],
-    ids=["2-seats", "3-seats-draw-start", "4-seats-kings-first"],
+    [
+        Options(seats=2),
+        Options(seats=3, draw="start"),
+        Options(seats=4, kings_first=True),
+        Options(seats=3, draw="until_playable", kings_first=True),
+    ],
+    ids=["2-seats", "3-seats-draw-start", "4-seats-kings-first", "3-seats-until-playable"],
 )
 def test_legal_actions_follow_the_documented_order_in_played_positions(options: Options) -> None:
     seen = 0

@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from protocol.engine import (
     CORNERS,
     DECK,
+    DRAW,
     END_TURN,
     PILES,
     Action,
+    Draw,
     EndTurn,
     Match,
     Move,
@@ -36,6 +38,7 @@ from protocol.engine import (
 )
 from protocol.engine.cards import IS_KING
 from protocol.errors import IllegalAction
+from protocol.options_table import DrawRule
 
 from .support import assert_cards_conserved, assert_piles_well_formed, cards_in
 
@@ -49,7 +52,7 @@ MAX_ACTIONS_PER_HAND = 5000
 CONFIGS = [
     Options(seats=seats, draw=draw, kings_first=kings_first)
     for seats in (2, 3, 4)
-    for draw in ("end", "start")
+    for draw in ("end", "start", "until_playable")
     for kings_first in (False, True)
 ]
 
@@ -58,6 +61,7 @@ CANDIDATES: list[Action] = [
     *(Play(card, pile) for card in DECK for pile in PILES),
     *(Move(src, dst) for src in PILES for dst in PILES),
     END_TURN,
+    DRAW,
     Play("1H", "N"),
     Play("7H", "X"),
     Move("X", "N"),
@@ -70,6 +74,8 @@ REFUSAL_CODES = {
     "no_such_pile",
     "cannot_move_pile",
     "must_play_king",
+    "must_play_card",
+    "cannot_draw",
     "bad_action",
 }
 
@@ -113,11 +119,13 @@ def check_legal_list(pos: Position) -> None:
     assert len(set(legal)) == len(legal)
     hand = pos.hands[pos.turn]
     kings_in_hand = any(IS_KING[c] for c in hand)
-    if pos.options.kings_first:
-        # A held king always has an empty corner (corners rest on kings), so it must go.
-        assert (END_TURN in legal) is not kings_in_hand
-    else:
-        assert END_TURN in legal
+    until_playable = pos.options.draw == "until_playable"
+    # A held king always has an empty corner (corners rest on kings), so it must go.
+    kings_allow = not (pos.options.kings_first and kings_in_hand)
+    draws_allow = not until_playable or pos.played or not pos.stock
+    assert (END_TURN in legal) is (kings_allow and draws_allow)
+    has_play = any(isinstance(a, Play) for a in legal)
+    assert (DRAW in legal) is (until_playable and bool(pos.stock) and not has_play)
     for action in legal:
         if isinstance(action, Play):
             assert action.card in hand
@@ -132,20 +140,34 @@ def check_every_legal_action_applies(pos: Position) -> None:
         if isinstance(action, Play):
             i = PILES.index(action.pile)
             assert after.piles[i] == (*pos.piles[i], action.card)
-            assert len(after.hands[pos.turn]) == len(pos.hands[pos.turn]) - 1
+            left = tuple(c for c in pos.hands[pos.turn] if c != action.card)
+            refill = pos.stock[: len(pos.stock) - len(after.stock)]
+            assert after.hands[pos.turn] == left + refill
+            if refill:  # until_playable: the last card, beside an empty side space
+                assert pos.options.draw == "until_playable" and not left
+                assert len(refill) == min(3, len(pos.stock))
+                assert any(not after.piles[k] for k in range(4))
             assert after.turn == pos.turn
+            assert after.played
         elif isinstance(action, Move):
             src, dst = PILES.index(action.src), PILES.index(action.dst)
             assert after.piles[dst] == pos.piles[dst] + pos.piles[src]
             assert after.piles[src] == ()
             assert after.hands == pos.hands
             assert after.turn == pos.turn
+        elif isinstance(action, Draw):
+            assert after.hands[pos.turn] == (*pos.hands[pos.turn], pos.stock[0])
+            assert after.stock == pos.stock[1:]
+            assert (after.turn, after.moved, after.played) == (pos.turn, pos.moved, pos.played)
         elif after.result is None:
             assert after.turn == (pos.turn + 1) % pos.seats
             drawn = len(pos.stock) - len(after.stock)
             assert drawn in (0, 1)
             if pos.options.draw == "end":
                 assert after.hands[pos.turn] == pos.hands[pos.turn] + pos.stock[:drawn]
+            elif pos.options.draw == "until_playable":
+                assert drawn == 0
+                assert after.hands == pos.hands
             else:
                 assert after.hands[after.turn] == pos.hands[after.turn] + pos.stock[:drawn]
 
@@ -304,13 +326,14 @@ def test_any_seed_and_any_choice_of_legal_actions_keeps_the_invariants(
 @given(
     seed=st.integers(min_value=0, max_value=2**32),
     seats=st.integers(min_value=2, max_value=4),
+    draw=st.sampled_from(["end", "start", "until_playable"]),
     steps=st.integers(min_value=0, max_value=120),
     data=st.data(),
 )
 def test_any_reachable_position_round_trips_through_its_notation(
-    seed: int, seats: int, steps: int, data: st.DataObject
+    seed: int, seats: int, draw: DrawRule, steps: int, data: st.DataObject
 ) -> None:
-    match = new_match(Options(seats=seats), seed=seed)
+    match = new_match(Options(seats=seats, draw=draw), seed=seed)
     for _ in range(steps):
         legal = legal_actions(match.position)
         if not legal:
@@ -325,10 +348,11 @@ def test_any_reachable_position_round_trips_through_its_notation(
         assert (again.hands, again.piles, again.stock) == (pos.hands, pos.piles, pos.stock)
 
 
-def test_end_turn_is_the_only_action_that_passes_the_turn() -> None:
+@pytest.mark.parametrize("draw", ["end", "until_playable"])
+def test_end_turn_is_the_only_action_that_passes_the_turn(draw: DrawRule) -> None:
     rng = random.Random("turns")
     for seed in range(20):
-        match = new_match(Options(seats=3), seed=seed)
+        match = new_match(Options(seats=3, draw=draw), seed=seed)
         while match.position.result is None:
             before = match.position
             action = rng.choice(legal_actions(before))

@@ -345,6 +345,7 @@ def messages(world: World) -> st.SearchStrategy[dict[str, Any]]:
         | st.fixed_dictionaries({"type": st.just("play"), "card": cards, "pile": piles})
         | st.fixed_dictionaries({"type": st.just("move"), "from": piles, "to": piles})
         | st.just({"type": "end_turn"})
+        | st.just({"type": "draw"})
         | values
     )
     options = st.fixed_dictionaries(
@@ -352,7 +353,7 @@ def messages(world: World) -> st.SearchStrategy[dict[str, Any]]:
         optional={
             "seats": st.integers(0, 6) | values,
             "target": st.integers(-1, 600) | values,
-            "draw": st.sampled_from(["end", "start", "middle"]),
+            "draw": st.sampled_from(["end", "start", "until_playable", "middle"]),
             "bots": st.lists(levels | st.none(), max_size=6),
             "turn_timer": st.floats(-1, 5000) | st.none(),
             "decks": st.lists(st.lists(cards, max_size=3), max_size=2),

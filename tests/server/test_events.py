@@ -35,6 +35,8 @@ CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CDHS]$")
 def documented_act(text: str) -> dict[str, str]:
     if text == "end":
         return {"type": "end_turn"}
+    if text == "draw":
+        return {"type": "draw"}
     left, right = text.split(">")
     if CARD.match(left):
         return {"type": "play", "card": left, "pile": right}

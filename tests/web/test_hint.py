@@ -19,7 +19,7 @@ def reasons(lang: str) -> list[re.Pattern[str]]:
     """Each ``why.*`` text of a language as a pattern (its placeholders match anything)."""
     text = (I18N / f"{lang}.js").read_text()
     found = re.findall(r'"why\.\w+": "([^"]+)"', text)
-    assert len(found) == 9, lang
+    assert len(found) == 11, lang
     return [re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(f))) for f in found]
 
 

@@ -422,8 +422,9 @@ def test_the_turn_starts_in_your_hand_and_keys_draw_and_hint(pages: Pages, shot:
     # The table's help lists the keys.
     page.click("#tips-table")
     keys = page.locator("#keys-list li")
-    expect(keys).to_have_count(5)
+    expect(keys).to_have_count(6)
     expect(page.locator("#keys-list")).to_contain_text("D or E: draw and end your turn.")
+    expect(page.locator("#keys-list")).to_contain_text("until playable: D draws a card")
     expect(page.locator("#keys-list")).to_contain_text("H: a hint.")
     shot(page, "table-keys")
     page.keyboard.press("Escape")

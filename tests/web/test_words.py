@@ -33,6 +33,8 @@ EVENTS: list[dict[str, Any]] = [
     {"ev": "moved", "seat": 1, "from": "N", "to": "NE"},
     {"ev": "drew", "seat": 0},
     {"ev": "ended", "seat": 1},
+    {"ev": "took", "seat": 0, "count": 1},
+    {"ev": "took", "seat": 1, "count": 3},
     {"ev": "hand_over", "out": 0, "reason": "emptied", "penalties": [0, 12]},
     {"ev": "match_over", "winners": [0]},
 ]
@@ -42,6 +44,9 @@ ERRORS: list[dict[str, Any]] = [
     {"code": "rate_limited", "params": {"reason": "hints", "limit": 3}},
     {"code": "bad_message", "params": {"reason": "too_large", "limit": 16384}},
     {"code": "not_ready", "params": {"seats": [1]}},
+    {"code": "must_play_card", "params": {}},
+    {"code": "cannot_draw", "params": {"reason": "playable", "card": "8D", "pile": "N"}},
+    {"code": "cannot_draw", "params": {"reason": "stock_empty"}},
 ]
 
 WORDS = """async ([events, errors]) => {
@@ -80,5 +85,9 @@ def test_every_event_and_refusal_is_worded_in_the_players_language(
     assert re.search("6\u2660\ufe0e?", fit) and re.search("8\u2663\ufe0e?", fit)
     if locale == "es-ES":
         assert "jugó" in words["events"][13] and "encaja" in fit, joined
+        assert words["events"][18] == "Ben robó 3 cartas y sigue jugando.", joined
     else:
         assert "played" in words["events"][13] and "does not fit" in fit, joined
+        assert words["events"][17] == "Ana drew a card.", joined
+        assert words["events"][18] == "Ben drew 3 cards and plays on.", joined
+        assert words["errors"][6].startswith("8♦"), joined  # the card that can be played

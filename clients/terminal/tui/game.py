@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,12 +26,17 @@ from clients.net import Frame, GameClient
 from clients.words import describe_error, describe_reason
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
+from protocol.options_table import DrawRule
 
 from . import keys
 from .board import HandView, PileView, SeatsView, TableView
 from .look import Look, sorted_hand
 from .panels import describe, options_line, result_text, seat_name, waiting_text
 from .text import t
+
+_DRAWS: tuple[str, ...] = get_args(DrawRule)
+#: The host's ``d`` key in the waiting room: each draw rule in turn.
+NEXT_DRAW: dict[str, str] = {rule: _DRAWS[(i + 1) % len(_DRAWS)] for i, rule in enumerate(_DRAWS)}
 
 LEVELS_CYCLE = ("random", "easy", "medium", "hard", "expert")
 
@@ -242,6 +247,10 @@ class GameScreen(Screen[None]):
             return Text(t(lang, "away_note"), style="bold")
         if game["turn"] == me and self.legal():
             key = "your_turn_moved" if game.get("moved") else "your_turn"
+            if "draw" in self.legal():
+                key = "your_turn_draw"
+            elif "end" not in self.legal() and self._draws_until_playable():
+                key = "your_turn_play"
             return Text(t(lang, key), style="bold")
         return Text(t(lang, "turn_of", name=seat_name(doc, game["turn"])))
 
@@ -255,7 +264,7 @@ class GameScreen(Screen[None]):
             host = doc is not None and doc["room"].get("host") == self.client.seat
             return t(lang, "keys_host" if host else "keys_wait")
         if game["phase"] == "playing":
-            return t(lang, "keys_play")
+            return t(lang, "keys_play_draw" if self._draws_until_playable() else "keys_play")
         if game["phase"] == "hand_over":
             return t(lang, "keys_hand_over")
         doc = self.client.doc
@@ -333,7 +342,7 @@ class GameScreen(Screen[None]):
             self.note = t(lang, "hint_move", **{"from": wire["from"], "to": wire["to"]})
         else:
             self.hint_targets = set()
-            self.note = t(lang, "hint_end")
+            self.note = t(lang, "hint_draw" if wire["type"] == "draw" else "hint_end")
         why = describe_reason(frame.get("reason"), lang, self.look.card)
         if why:
             self.note = f"{self.note} {why}"
@@ -462,6 +471,8 @@ class GameScreen(Screen[None]):
             return True
         if ch == "e":
             await self.act("end")
+        elif ch == "d" and self._draws_until_playable():
+            await self.act("draw")
         elif ch == "h":
             await self.send({"type": "hint"})
         elif ch == "b":
@@ -469,6 +480,10 @@ class GameScreen(Screen[None]):
         else:
             return False
         return True
+
+    def _draws_until_playable(self) -> bool:
+        doc = self.client.doc
+        return doc is not None and doc["room"]["options"].get("draw") == "until_playable"
 
     async def _waiting_key(self, ch: str, doc: Mapping[str, Any]) -> bool:
         room = doc["room"]
@@ -503,7 +518,7 @@ class GameScreen(Screen[None]):
             await self.send({"type": "lock", "locked": not room.get("locked")})
         elif ch in ("d", "f", "+", "-", "p"):
             if ch == "d":
-                options["draw"] = "start" if options["draw"] == "end" else "end"
+                options["draw"] = NEXT_DRAW.get(options["draw"], "end")
             elif ch == "f":
                 options["kings_first"] = not options.get("kings_first")
             elif ch in ("+", "-"):

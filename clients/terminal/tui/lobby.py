@@ -17,6 +17,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from clients.net import ServerError
 from clients.words import describe_error
 from protocol.bots import LEVELS
+from protocol.options_table import DrawRule
 
 from ..app import Entry
 from .look import Look
@@ -323,6 +324,7 @@ class CreateScreen(ModalScreen[Entry | None]):
                     [
                         (t(lang, "summary.draw.end"), "end"),
                         (t(lang, "summary.draw.start"), "start"),
+                        (t(lang, "summary.draw.until_playable"), "until_playable"),
                     ],
                     value="end",
                     id="draw",
@@ -369,13 +371,18 @@ class CreateScreen(ModalScreen[Entry | None]):
             target = min(500, max(1, int(self.query_one("#target", Input).value)))
         except ValueError:
             target = 25
-        start = self.query_one("#draw", Select).value == "start"
+        chosen = self.query_one("#draw", Select).value
+        draw: DrawRule = "end"
+        if chosen == "start":
+            draw = "start"
+        elif chosen == "until_playable":
+            draw = "until_playable"
         return Entry(
             mode="create",
             seats=seats,
             bots=tuple(bots),
             target=target,
-            draw="start" if start else "end",
+            draw=draw,
             pace="fast" if self.query_one("#pace", Select).value == "fast" else "normal",
             kings_first=self.query_one("#kings", Checkbox).value,
             public=self.query_one("#public", Checkbox).value,

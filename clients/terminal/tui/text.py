@@ -16,6 +16,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "summary.target": "target {value}",
         "summary.draw.end": "draw at end",
         "summary.draw.start": "draw at start",
+        "summary.draw.until_playable": "draw until playable",
         "summary.kings_first": "kings first",
         "summary.casual": "casual (unrated)",
         "summary.pace.fast": "fast bots",
@@ -49,6 +50,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "free": "(free seat)",
         "your_turn": "Your turn: choose a card (or m for a pile), then a pile.",
         "your_turn_moved": "Your turn: play on, or e to end it.",
+        "your_turn_draw": "Your turn: nothing can be played, d draws.",
+        "your_turn_play": "Your turn: play a card before ending it.",
         "turn_of": "{name}'s turn.",
         "chosen_card": "{card} chosen: press a highlighted pile's key, or Esc.",
         "chosen_nowhere": "{card} chosen: it fits nowhere now (Esc).",
@@ -61,6 +64,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "hint_play": "Hint: play {card} on {pile}.",
         "hint_move": "Hint: move pile {from} onto {to}.",
         "hint_end": "Hint: end your turn.",
+        "hint_draw": "Hint: draw a card (d).",
         "away_note": "A bot plays your seat: b takes it back.",
         "wait_title": "Waiting room · room code {code}",
         "wait_share": "Friends join with --join {code}",
@@ -86,6 +90,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "daily_over": "The daily deal is over: l leaves, then b shows the boards.",
         "votes": "Rematch votes: {names}.",
         "keys_play": "←→⏎ or 7c card · 1-9 pile · m move · e end · h hint · c chat · ? help",
+        "keys_play_draw": "←→⏎ or 7c card · 1-9 pile · m move · d draw · e end · h hint · ? help",
         "keys_watch": "c chat · ? help · l leave · ^Q quit",
         "keys_wait": "r ready · c chat · ? help · l leave · ^Q quit",
         "keys_host": "s start · a N bot · k N kick · c chat · ? help · l leave · ^Q quit",
@@ -178,7 +183,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "  1 SW   2 S   3 SE\n"
             "  Highlighted piles (▸) are where the chosen card may go.\n"
             "  A click on a card or a pile works too.\n"
-            "e end the turn · h hint (marks only) · Esc forget the choice\n"
+            "e end turn · d draw · h hint (marks only) · Esc forget the choice\n"
             "c chat (Enter sends, Esc returns) · n next hand · r rematch\n"
             "b take your seat back from a bot · l l leave for good · Ctrl+Q quit\n"
             "(come back to your seat with --join CODE)\n"
@@ -193,6 +198,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "summary.target": "límite {value}",
         "summary.draw.end": "robo al final",
         "summary.draw.start": "robo al inicio",
+        "summary.draw.until_playable": "robo hasta poder jugar",
         "summary.kings_first": "reyes primero",
         "summary.casual": "informal (sin puntuación)",
         "summary.pace.fast": "bots rápidos",
@@ -226,6 +232,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "free": "(asiento libre)",
         "your_turn": "Tu turno: elige una carta (o m para un montón) y luego un montón.",
         "your_turn_moved": "Tu turno: sigue jugando, o e para terminarlo.",
+        "your_turn_draw": "Tu turno: no puedes jugar nada, d roba.",
+        "your_turn_play": "Tu turno: juega una carta antes de terminar.",
         "turn_of": "Turno de {name}.",
         "chosen_card": "{card} elegida: pulsa la tecla de un montón resaltado, o Esc.",
         "chosen_nowhere": "{card} elegida: ahora no encaja en ningún sitio (Esc).",
@@ -238,6 +246,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "hint_play": "Pista: juega {card} en {pile}.",
         "hint_move": "Pista: mueve el montón {from} sobre {to}.",
         "hint_end": "Pista: termina tu turno.",
+        "hint_draw": "Pista: roba una carta (d).",
         "away_note": "Un bot juega por ti: b para volver.",
         "wait_title": "Sala de espera · código {code}",
         "wait_share": "Tus amigos entran con --join {code}",
@@ -265,6 +274,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "daily_over": "El reparto del día terminó: l para salir, luego b para las tablas.",
         "votes": "Quieren la revancha: {names}.",
         "keys_play": "←→⏎ o 7c carta · 1-9 montón · m mover · e fin · h pista · c chat · ? ayuda",
+        "keys_play_draw": (
+            "←→⏎ o 7c carta · 1-9 montón · m mover · d robar · e fin · h pista · ? ayuda"
+        ),
         "keys_watch": "c chat · ? ayuda · l salir · ^Q cerrar",
         "keys_wait": "r listo · c chat · ? ayuda · l salir · ^Q cerrar",
         "keys_host": "s empezar · a N bot · k N echar · c chat · ? ayuda · l salir · ^Q cerrar",
@@ -360,7 +372,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "  1 SW   2 S   3 SE\n"
             "  Los montones resaltados (▸) son donde puede ir la carta elegida.\n"
             "  También vale hacer clic en una carta o un montón.\n"
-            "e termina el turno · h pista (solo marca) · Esc olvida la elección\n"
+            "e termina · d roba · h pista (solo marca) · Esc olvida la elección\n"
             "c chat (Enter envía, Esc vuelve) · n mano siguiente · r revancha\n"
             "b recupera tu asiento de un bot · l l salir del todo · Ctrl+Q cerrar\n"
             "(vuelve a tu asiento con --join CÓDIGO)\n"
@@ -375,6 +387,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "summary.target": "limit {value}",
         "summary.draw.end": "dobírání na konci",
         "summary.draw.start": "dobírání na začátku",
+        "summary.draw.until_playable": "dobírání, dokud nelze hrát",
         "summary.kings_first": "nejdřív králové",
         "summary.casual": "neformální (bez hodnocení)",
         "summary.pace.fast": "rychlí boti",
@@ -408,6 +421,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "free": "(volné místo)",
         "your_turn": "Jste na tahu: vyberte kartu (nebo m pro hromádku), pak hromádku.",
         "your_turn_moved": "Jste na tahu: hrajte dál, nebo e tah ukončí.",
+        "your_turn_draw": "Jste na tahu: nic nelze zahrát, d dobírá.",
+        "your_turn_play": "Jste na tahu: před koncem zahrajte kartu.",
         "turn_of": "Hraje {name}.",
         "chosen_card": "{card}: stiskněte klávesu zvýrazněné hromádky, nebo Esc.",
         "chosen_nowhere": "{card}: teď nikam nepasuje (Esc).",
@@ -420,6 +435,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "hint_play": "Nápověda: zahrajte {card} na hromádku {pile}.",
         "hint_move": "Nápověda: přesuňte hromádku {from} na {to}.",
         "hint_end": "Nápověda: ukončete tah.",
+        "hint_draw": "Nápověda: doberte kartu (d).",
         "away_note": "Za vás hraje bot: b vám místo vrátí.",
         "wait_title": "Čeká se na začátek · kód místnosti {code}",
         "wait_share": "Přátelé se připojí s --join {code}",
@@ -448,6 +464,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "daily_over": "Denní rozdání skončilo: l odejít, pak b ukáže žebříčky.",
         "votes": "Odvetu chtějí: {names}.",
         "keys_play": "←→⏎ nebo 7c karta · 1-9 hromádka · m přesun · e konec · h rada · ? pomoc",
+        "keys_play_draw": (
+            "←→⏎ nebo 7c karta · 1-9 hromádka · m přesun · d dobrat · e konec · ? pomoc"
+        ),
         "keys_watch": "c chat · ? pomoc · l odejít · ^Q konec",
         "keys_wait": "r připraven · c chat · ? pomoc · l odejít · ^Q konec",
         "keys_host": "s začít · a N bot · k N odebrat · c chat · ? pomoc · l odejít · ^Q konec",
@@ -540,7 +559,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "  1 SW   2 S   3 SE\n"
             "  Zvýrazněné hromádky (▸) jsou ty, kam vybraná karta smí.\n"
             "  Funguje i kliknutí na kartu nebo hromádku.\n"
-            "e ukončí tah · h nápověda (jen ukáže) · Esc zruší výběr\n"
+            "e ukončí tah · d dobere · h nápověda (jen ukáže) · Esc zruší výběr\n"
             "c chat (Enter odešle, Esc zpět) · n další kolo · r odveta\n"
             "b vezme místo zpět botovi · l l odejít nadobro · Ctrl+Q konec\n"
             "(na své místo se vrátíte s --join KÓD)\n"
