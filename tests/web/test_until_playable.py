@@ -16,7 +16,7 @@ BOT = ["2D", "2H", "3H", "AD", "AH", "4D", "4H"]
 STUCK = stacked_deck([ANA, BOT], ["9C", "5D", "7H", "QS"], ["10S", "8D"])
 
 
-def test_draw_a_card_until_one_can_be_played_then_end_the_turn(pages: Pages, shot: Shot) -> None:
+def test_draw_a_card_until_one_can_be_played_then_end_the_turn(pages: Pages, shots: Shot) -> None:
     page = pages.open("until playable", setup=lambda p: stack_the_deck(p, [STUCK], 1))
     page.fill("#name", "Ana")
     page.select_option("#opt-seats", "2")
@@ -35,7 +35,7 @@ def test_draw_a_card_until_one_can_be_played_then_end_the_turn(pages: Pages, sho
     expect(end).to_be_disabled()
     expect(end).to_have_attribute("title", "Play a card from your hand before ending the turn.")
     expect(page.locator("#status")).to_have_text("Nothing in your hand can be played: draw a card.")
-    shot(page, "until-playable-stuck")
+    shots(page, "until-playable-stuck")
 
     # D draws while the table has the keys: 10S fits nowhere, so the button stays.
     page.wait_for_function("() => Boolean(document.activeElement.closest('#hand'))")
