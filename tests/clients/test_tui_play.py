@@ -126,13 +126,21 @@ async def test_a_whole_hand_played_by_keys_clicks_and_a_pile_move(
 
         # r votes for a rematch; the only person voted, so it starts at once.
         await pilot.press("r")
-        await until(
-            pilot,
-            lambda: client.game is not None and client.game["phase"] == "playing",
-            what="the rematch",
-        )
-        await shows(pilot, "Your hand (7)")
-        assert client.game is not None and client.game["totals"] == [0, 0]
-        assert set(hand_of(app)) in (set(RUN), set(HEAVY))  # the same stacked deck
+
+        def rematch_started() -> bool:
+            events = (e for f in client.frames if f["type"] == "patch" for e in f.get("log", []))
+            return any(e.get("ev") == "started" and e.get("rematch") for e in events)
+
+        await until(pilot, rematch_started, what="the rematch")
+        game = client.game
+        assert game is not None and game["hand_no"] == 1
+        # The same stacked deck is dealt again, Ana's hand untouched until she plays. The bot
+        # may hold the run and go out in its first turn, before a busy machine looks here.
+        assert set(hand_of(app)) in (set(RUN), set(HEAVY))
+        if game["phase"] == "playing":
+            await shows(pilot, "Your hand (7)")
+            assert game["totals"] == [0, 0]
+        else:
+            assert game["phase"] == "finished" and game["totals"] == [34, 0], game
         await pilot.press("ctrl+q")
     await client.close()
