@@ -12,7 +12,7 @@ from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.look import Look
 from server.app import GameServer
-from tests.clients.tui_driver import server, shows, until
+from tests.clients.tui_driver import save, server, shows, until
 from tests.engine.support import stacked_deck
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
@@ -51,6 +51,7 @@ async def test_d_draws_until_a_card_can_be_played_then_e_ends_the_turn(
         screen = await shows(pilot, "Your turn: nothing can be played, d draws.")
         assert "draw until playable" in screen
         assert "d draw" in screen  # the keys line
+        save(app, "until-playable-80x24")
         assert client.game is not None and client.game["legal"] == ["draw"]
         await pilot.press("e")  # refused: nothing played yet
         await shows(pilot, "Play a card from your hand")
