@@ -150,7 +150,12 @@ async def test_a_match_between_two_processes_goes_on_through_a_fail_over(
         await play_until_finished(players, rng)
         for p in players:
             await p.until(lambda c: c.game is not None and c.game["phase"] == "finished", 20)
-        assert len({p.version for p in players}) == 1
+
+        async def agree() -> bool:
+            # The match's rating event may be stored just after its last move.
+            return len({p.version for p in players}) == 1
+
+        await eventually(agree)
         assert refused_for < FAIL_OVER_WITHIN
     finally:
         for p in players:
