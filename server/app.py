@@ -25,7 +25,7 @@ import logging
 import signal
 from typing import cast
 
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, serve
 from websockets.protocol import State
 
 from protocol.codec import dumps
@@ -47,6 +47,7 @@ from .routes import Routes
 from .sockets import Sockets
 from .store.base import Message, Store
 from .tasks import Tasks
+from .websocket import GameSocket
 
 log = logging.getLogger(__name__)
 #: How many times ``max_message`` a frame may be before the connection is closed (1009).
@@ -106,7 +107,7 @@ class GameServer:
     def store_up(self) -> bool:
         return self.maintenance.store_up
 
-    async def handle(self, ws: ServerConnection) -> None:
+    async def handle(self, ws: GameSocket) -> None:
         """Serve one WebSocket connection until it closes (see :class:`Sockets`)."""
         await self.sockets.handle(ws)
 
@@ -203,10 +204,11 @@ async def start_server(settings: Settings, store: Store | None = None) -> GameSe
         log.warning("store unreachable at start; serving anyway and retrying")
     game._maintenance = asyncio.create_task(game.maintenance.run())
     game.ws_server = await serve(
-        game.handle,
+        game.handle,  # type: ignore[arg-type]  # each connection is a GameSocket
         settings.host,
         settings.port,
         process_request=game.routes.process_request,
+        create_connection=GameSocket,
         origins=settings.origin_list,  # type: ignore[arg-type]
         compression=None,
         extensions=deflate_extensions(settings),

@@ -247,6 +247,12 @@ class Connection(Generic[R]):
         else:
             self._enqueue(_Close(code, reason))
 
+    def close_now(self, code: int, reason: str) -> None:
+        """Close without sending what is queued; ignore what the client sends."""
+        self.closing = True
+        if self._closer is None:
+            self._closer = asyncio.ensure_future(self.ws.close(code, reason))
+
     async def flush(self, timeout: float = 2.0) -> None:
         """Wait (a little) for queued frames to go out."""
         writer = self._writer

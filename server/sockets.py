@@ -8,9 +8,8 @@ place; anything unexpected closes the connection with 1011 and leaves everyone e
 from __future__ import annotations
 
 import logging
-from collections.abc import MutableSet
+from collections.abc import Awaitable, Callable, MutableSet
 
-from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol.codec import decode_client
@@ -28,6 +27,7 @@ from . import logs
 from .commands import POLICY_VIOLATION, Services, dispatch, refuse
 from .connection import Connection
 from .live_room import RoomConnection
+from .websocket import GameSocket
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class Sockets:
         self._services = services
         self._connections = connections
 
-    async def handle(self, ws: ServerConnection) -> None:
+    async def handle(self, ws: GameSocket) -> None:
         """Serve one WebSocket connection until it closes."""
         settings = self._services.settings
         conn: RoomConnection = Connection(
@@ -54,29 +54,12 @@ class Sockets:
         self._connections.add(conn)
         logs.bind(conn=conn.id)
         log.info("connection opened", extra={"address": conn.address})
-        strikes = 0
+        frames = _Frames(self._services, conn, self._handle_frame)
         try:
-            async for frame in ws:
-                if conn.closing:
-                    continue
-                if conn.allow():
-                    strikes = 0
-                else:
-                    # Refused frames in a row: past a burst's worth, the client is not listening.
-                    strikes += 1
-                    if strikes > settings.burst:
-                        # After the replies already queued; keep reading (and discarding)
-                        # so the closing handshake is not stuck behind unread frames.
-                        conn.close_after_queue(POLICY_VIOLATION, "rate limit exceeded")
-                        continue
-                    refuse(conn, RateLimited(reason="messages", rate=int(settings.rate)), None)
-                    continue
-                await self._handle_frame(conn, frame)
-        except ConnectionClosed:
-            pass
-        except Exception:
-            log.exception("connection %s failed", conn.id)
-            await ws.close(1011, "internal error")
+            ws.serve_messages(frames.serve, inline=self._services.store.inline)
+            await ws.wait_closed()
+            # A message read before the close (a leave, say) is served before the cleanup.
+            await ws.drained()
         finally:
             self._connections.discard(conn)
             await self._disconnect(conn)
@@ -129,3 +112,46 @@ class Sockets:
                     live.detach(conn)
         except KingsCornerError as exc:
             log.info("cleanup of %s incomplete: %s", conn.id, exc.code)
+
+
+class _Frames:
+    """What one connection's messages go through before :func:`dispatch`: the rate limit,
+    then decoding (see :meth:`Sockets._handle_frame`); never raises."""
+
+    __slots__ = ("_conn", "_handle", "_services", "_strikes")
+
+    def __init__(
+        self,
+        services: Services,
+        conn: RoomConnection,
+        handle: Callable[[RoomConnection, str | bytes], Awaitable[None]],
+    ) -> None:
+        self._services = services
+        self._conn = conn
+        self._handle = handle
+        self._strikes = 0
+
+    async def serve(self, frame: str | bytes) -> None:
+        conn = self._conn
+        if conn.closing:
+            return
+        settings = self._services.settings
+        if conn.allow():
+            self._strikes = 0
+        else:
+            # Refused frames in a row: past a burst's worth, the client is not listening.
+            self._strikes += 1
+            if self._strikes > settings.burst:
+                # After the replies already queued; keep reading (and discarding) so the
+                # closing handshake is not stuck behind unread frames.
+                conn.close_after_queue(POLICY_VIOLATION, "rate limit exceeded")
+            else:
+                refuse(conn, RateLimited(reason="messages", rate=int(settings.rate)), None)
+            return
+        try:
+            await self._handle(conn, frame)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("connection %s failed", conn.id)
+            conn.close_now(1011, "internal error")

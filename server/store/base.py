@@ -57,6 +57,11 @@ class Known(NamedTuple):
 class Store(Protocol):
     """Persistence, announcements, listing, matchmaking and leadership for rooms."""
 
+    #: True when no operation leaves the process or needs a task of its own (the memory
+    #: store): a client's message may then be served inside the socket's read callback
+    #: (server.eager).
+    inline: bool
+
     # --- rooms as event logs ---
     async def create_room(self, code: str, first: Event) -> bool:
         """Store a new room whose first event is ``first``; False if the code is taken."""

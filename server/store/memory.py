@@ -29,6 +29,8 @@ from .base import (
 class MemoryStore:
     """A :class:`~server.store.base.Store` for one process; nothing survives a restart."""
 
+    inline = True
+
     def __init__(self) -> None:
         self._rooms: dict[str, list[Event]] = {}
         self._listing: dict[str, dict[str, Any]] = {}

@@ -39,6 +39,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "server.config",
         "server.event_loop",
         "server.connection",
+        "server.eager",
+        "server.websocket",
         "server.guard",
         "server.logs",
         "server.metrics",

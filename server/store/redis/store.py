@@ -39,6 +39,8 @@ class RedisStore(
     Constructing the store does no I/O; the first command connects.
     """
 
+    inline = False
+
     def __init__(
         self,
         url: str,
