@@ -40,6 +40,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -69,6 +70,8 @@ HINT, BOT = 0, 1
 #: rooms of people against expert bots: their decisions queued behind each other, and a
 #: person's longest wait was several times the quiet machine's (docs/performance.md).
 URGENT_WORKERS = 2
+#: The least a decision a person waits for thinks (ms), however long it queued.
+MIN_URGENT_BUDGET_MS = 10.0
 
 
 @dataclass(slots=True)
@@ -129,6 +132,26 @@ def _start_workers(executor: Executor, count: int) -> None:
     is idle) and wait until they run."""
     for future in [executor.submit(os.getpid) for _ in range(count)]:
         future.result()
+
+
+def decide_by(
+    asked_at: float,
+    level: str,
+    seed: str,
+    memory: Memory | None,
+    view: Mapping[str, Any],
+    *,
+    budget_ms: float | None,
+) -> tuple[Action, Memory]:
+    """:func:`~protocol.bots.decide` for a decision a person waits for: its time budget
+    counts from ``asked_at`` (``time.monotonic()``, one clock for every process of the
+    machine), so the time it waited for a worker is taken from its thinking rather than
+    added to the person's wait (at least :data:`MIN_URGENT_BUDGET_MS` is left). A decision
+    without a clock (``budget_ms`` None) is not affected."""
+    if budget_ms is not None:
+        waited_ms = (time.monotonic() - asked_at) * 1000.0
+        budget_ms = max(MIN_URGENT_BUDGET_MS, budget_ms - waited_ms)
+    return decide(level, seed, memory, view, budget_ms=budget_ms)
 
 
 class _Gate:
@@ -271,13 +294,26 @@ class BotPool:
         """``bot``'s action for ``view``; its memory is updated for the next decision.
 
         ``urgent``: a person waits for it, so it goes to the workers at normal priority
-        (same answer: any worker gives the same one). The rest of a turn the bot planned is
+        (same answer: any worker gives the same one), and the time it waits for a worker
+        counts against its think budget (:func:`decide_by`). The rest of a turn the bot planned is
         played from its memory here (microseconds); only thinking goes to a worker.
         """
         answer = follow_plan(bot.memory, view)
-        if answer is None:
+        if answer is None and urgent:
             answer = await self._run(
-                self._urgent if urgent and self._urgent else self._idle,
+                self._urgent or self._idle,
+                BOT,
+                decide_by,
+                time.monotonic(),
+                bot.level,
+                bot.seed,
+                bot.memory,
+                view,
+                budget_ms=bot.budget_ms,
+            )
+        elif answer is None:
+            answer = await self._run(
+                self._idle,
                 BOT,
                 decide,
                 bot.level,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -22,7 +23,7 @@ from server.bot_pool import NICE, BotPool, BotSeat
 
 from .conftest import ClientFactory
 from .test_unattended import leave, until_a_bot_acted
-from .worker_jobs import where
+from .worker_jobs import where, where_by
 
 
 @pytest.fixture
@@ -44,6 +45,7 @@ async def test_an_urgent_turn_goes_to_the_normal_priority_workers(
     pool: BotPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(bot_pool, "decide", where)
+    monkeypatch.setattr(bot_pool, "decide_by", where_by)
     seat = BotSeat("expert", "s")
     policy, niceness = await pool.choose(seat, {}, urgent=True)  # type: ignore[misc]
     assert niceness == os.nice(0)  # the server's own priority, never above it
@@ -56,13 +58,38 @@ async def test_an_urgent_turn_goes_to_the_normal_priority_workers(
 
 
 async def test_no_urgent_workers_keeps_everything_idle(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bot_pool, "decide", where)
+    monkeypatch.setattr(bot_pool, "decide_by", where_by)
     p = BotPool(1, urgent_workers=0)
     try:
         where_it_ran = await p.choose(BotSeat("expert", "s"), {}, urgent=True)
         assert _is_idle(*where_it_ran)  # type: ignore[misc]
     finally:
         p.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("waited_ms", "budget_ms", "thinks_ms"),
+    [(50.0, 75.0, 25.0), (1000.0, 75.0, bot_pool.MIN_URGENT_BUDGET_MS), (1000.0, None, None)],
+)
+def test_a_decision_a_person_waits_for_counts_its_queueing_against_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+    waited_ms: float,
+    budget_ms: float | None,
+    thinks_ms: float | None,
+) -> None:
+    given: list[float | None] = []
+
+    def decide(*_: Any, budget_ms: float | None) -> tuple[Any, Any]:
+        given.append(budget_ms)
+        return "a", None
+
+    monkeypatch.setattr(bot_pool, "decide", decide)
+    asked_at = time.monotonic() - waited_ms / 1000.0
+    bot_pool.decide_by(asked_at, "expert", "s", None, {}, budget_ms=budget_ms)
+    if thinks_ms is None:
+        assert given == [None]  # no clock: the answer never depends on the machine
+    else:
+        assert given[0] is not None and thinks_ms - 5 <= given[0] <= thinks_ms
 
 
 async def _play(pool: BotPool, urgent: bool, steps: int) -> list[str]:

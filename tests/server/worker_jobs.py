@@ -15,3 +15,8 @@ def where(level: str, seed: str, memory: Any, view: Any, **_: Any) -> tuple[Any,
     """Stands in for a decision: the worker's scheduling class and niceness."""
     policy = os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else None
     return (policy, os.nice(0)), memory
+
+
+def where_by(asked_at: float, level: str, seed: str, memory: Any, view: Any, **_: Any) -> Any:
+    """Stands in for a decision a person waits for (``decide_by``): as :func:`where`."""
+    return where(level, seed, memory, view)
