@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from protocol.errors import Conflict, KingsCornerError, RoomNotFound
 
+from .. import eager
 from .base import (
     CLOSED_KEPT_S,
     HISTORY_LIMIT,
@@ -24,6 +27,8 @@ from .base import (
     name_key,
     tag_candidates,
 )
+
+log = logging.getLogger(__name__)
 
 
 class MemoryStore:
@@ -116,9 +121,23 @@ class MemoryStore:
             asyncio.get_running_loop().call_soon(self._deliver, channel, message)
 
     def _deliver(self, channel: str, message: Message) -> None:
-        if self._handler is not None:
-            task = asyncio.ensure_future(self._handler(channel, message))
-            task.add_done_callback(_log_failure)
+        if self._handler is None:
+            return
+        coro = self._handler(channel, message)
+        if channel.startswith("room:") and isinstance(coro, Coroutine):
+            # Nearly every one is this process's own news of a change it already applied,
+            # over at once: handled here without a task (server.eager), a task only if it
+            # waits. Other channels' handlers may close connections, which needs a task.
+            try:
+                task = eager.start(coro, contextvars.copy_context())
+            except Exception:
+                log.exception("handling an announcement on %s failed", channel)
+                return
+            if task is None:
+                return
+        else:
+            task = asyncio.ensure_future(coro)
+        task.add_done_callback(_log_failure)
 
     async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
         if summary is None:
@@ -314,6 +333,4 @@ class MemoryStore:
 
 def _log_failure(task: asyncio.Future[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
-        import logging
-
-        logging.getLogger(__name__).error("store handler failed", exc_info=task.exception())
+        log.error("store handler failed", exc_info=task.exception())
