@@ -80,6 +80,26 @@ class IdleFreeDeflate(PerMessageDeflate):
         return hasattr(self, "encoder")
 
     def encode(self, frame: Frame) -> Frame:
+        self._ready()
+        return super().encode(frame)
+
+    def text_frame(self, payload: bytes) -> bytes:
+        """The whole compressed text frame for ``payload``, byte for byte what websockets
+        writes through :meth:`encode` (one final frame, RSV1 set), without building its
+        frame objects: this runs once per connection for every change."""
+        self._ready()
+        if self.local_no_context_takeover:
+            self.encoder = zlib.compressobj(
+                wbits=-self.local_max_window_bits, **self.compress_settings
+            )
+        encoder = self.encoder
+        data = encoder.compress(payload) + encoder.flush(zlib.Z_SYNC_FLUSH)
+        if self.local_no_context_takeover:
+            del self.encoder
+        return _header(len(data) - 4) + data[:-4]  # without the flush's empty block
+
+    def _ready(self) -> None:
+        """Make the compressor if there is none, and note the time for the idle check."""
         if not self.local_no_context_takeover and not self.holding:
             self.encoder = zlib.compressobj(
                 wbits=-self.local_max_window_bits, **self.compress_settings
@@ -87,7 +107,6 @@ class IdleFreeDeflate(PerMessageDeflate):
         self._used = time.monotonic()
         if self._timer is None and self.holding:
             self._timer = asyncio.get_running_loop().call_later(self._idle, self._check)
-        return super().encode(frame)
 
     def _check(self) -> None:
         quiet = time.monotonic() - self._used
@@ -105,6 +124,15 @@ class IdleFreeDeflate(PerMessageDeflate):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def _header(size: int) -> bytes:
+    """A server's final text frame header with RSV1 (compressed) for ``size`` bytes."""
+    if size < 126:
+        return bytes((0xC1, size))
+    if size < 1 << 16:
+        return b"\xc1\x7e" + size.to_bytes(2, "big")
+    return b"\xc1\x7f" + size.to_bytes(8, "big")
 
 
 class IdleFreeDeflateFactory(ServerPerMessageDeflateFactory):

@@ -17,6 +17,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import OPEN
 
+from .compression import IdleFreeDeflate
+
 if TYPE_CHECKING:
     from .metrics import Metrics
 
@@ -183,17 +185,24 @@ class Connection(Generic[R]):
         frames queue for the writer task instead, which waits for it to drain. With no
         extension (compression) to encode it and nothing else waiting to go out, the
         frame is written as ``websockets`` would frame it (:func:`text_frame`), without
-        building its frame objects: this runs once per connection for every change.
+        building its frame objects: this runs once per connection for every change. The
+        same for a connection with compression (:meth:`IdleFreeDeflate.text_frame`).
         """
         ws = self.ws
         protocol = ws.protocol
         if ws.paused or protocol.state is not OPEN or ws.transport.is_closing():
             return False
-        if protocol.extensions or protocol.writes or protocol.expect_continuation_frame:
+        extensions = protocol.extensions
+        if protocol.writes or protocol.expect_continuation_frame:
             protocol.send_text(frame)
             ws.send_data()
-        else:
+        elif not extensions:
             ws.transport.write(text_frame(frame))
+        elif len(extensions) == 1 and type(extensions[0]) is IdleFreeDeflate:
+            ws.transport.write(extensions[0].text_frame(frame))
+        else:
+            protocol.send_text(frame)
+            ws.send_data()
         if self._metrics is not None:
             self._metrics.sent(frame)
         return True

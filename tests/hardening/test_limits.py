@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import struct
 import time
 
@@ -19,7 +20,19 @@ from server.app import GameServer, port_of
 from server.compression import IdleFreeDeflate
 from server.config import Settings
 
-from .helpers import UNIT, Clients, clients_of, default_settings, eventually, serving, ws_url
+from .helpers import (
+    UNIT,
+    Clients,
+    clients_of,
+    default_settings,
+    eventually,
+    fast_settings,
+    play_moves,
+    serving,
+    settle,
+    table,
+    ws_url,
+)
 from .rawws import CLOSE, PING, TEXT, RawClient
 
 HELLO = orjson.dumps({"type": "hello", "version": 1, "name": "Ana"}).decode()
@@ -392,3 +405,21 @@ async def test_a_client_that_stops_answering_pings_is_closed() -> None:
         # The client that answers pings is still served after all those intervals.
         reply = await good.request({"type": "list_rooms"}, "rooms")
         assert reply["rooms"] == [] and good.close_code is None
+
+
+async def test_compressed_patches_build_every_clients_document_exactly() -> None:
+    # Every viewer's frames go through its own compressor (written by the server itself,
+    # see test_text_frame.py); a copy built from them equals a fresh snapshot.
+    async with serving(fast_settings(compression=True)) as game, clients_of(game) as pool:
+        players = await table(pool, 4, seats=4)
+        watcher = await pool.new("W")
+        await watcher.join(players[0].room, spectate=True)  # type: ignore[arg-type]
+        played = await play_moves(players, random.Random(5), 60)
+        assert played > 20
+        viewers = [*players, watcher]
+        await settle(viewers, max(c.version for c in viewers))
+        assert all(c.ws is not None and c.ws.protocol.extensions for c in viewers)
+        for c in viewers:
+            built = orjson.loads(orjson.dumps(c.doc))
+            snapshot = await c.request({"type": "resync"}, "snapshot")
+            assert snapshot["doc"] == built
