@@ -36,8 +36,12 @@ HOLD_FLIGHTS = """
 })();
 """
 
-FLIGHT_BOXES = """() => {
-  const animation = window.__flights[0];
+FLIGHT_BOXES = """(pick) => {
+  // The first flight, or with pick "in hand" the first of a card now in the hand.
+  const inHandNow = (a) => document.querySelector(
+    `#hand [data-card="${a.effect.target.querySelector(".card").dataset.code}"]`);
+  const flights = window.__flights;
+  const animation = pick === "in hand" ? flights.find(inHandNow) : flights[0];
   const ghost = animation.effect.target;
   const timing = animation.effect.getComputedTiming();
   const box = () => {
@@ -212,8 +216,13 @@ def test_a_played_card_flies_from_the_hand_to_its_pile(pages: Pages, shot: Shot)
     before = set(page.locator("#hand .card-btn").evaluate_all("bs => bs.map(b => b.dataset.card)"))
     page.evaluate("window.__flights = []")
     page.click("#end-turn")
-    page.wait_for_function("window.__flights.length > 0")
-    drawn: dict[str, Any] = page.evaluate(FLIGHT_BOXES)
+    # Ana's draw: the flight of a card that is in her hand now (on a busy machine the bot's
+    # first flights may be started in the same frame as hers, and ahead of it).
+    page.wait_for_function(
+        """() => window.__flights.some((a) => document.querySelector(
+          `#hand [data-card="${a.effect.target.querySelector(".card").dataset.code}"]`))"""
+    )
+    drawn: dict[str, Any] = page.evaluate(FLIGHT_BOXES, "in hand")
     assert drawn["face"] not in before
     card = drawn["inHand"]
     assert card is not None, drawn
