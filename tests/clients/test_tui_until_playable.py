@@ -12,7 +12,7 @@ from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.look import Look
 from server.app import GameServer
-from tests.clients.tui_driver import save, server, shows, until
+from tests.clients.tui_driver import logged, save, server, shows, until
 from tests.engine.support import stacked_deck
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
@@ -66,5 +66,5 @@ async def test_d_draws_until_a_card_can_be_played_then_e_ends_the_turn(
         await until(pilot, lambda: "8D" not in hand_of(app), what="8♦ played")
         assert client.game is not None and "end" in client.game["legal"]
         await pilot.press("e")
-        await shows(pilot, "Ana ended the turn.")
+        await logged(pilot, "Ana ended the turn.")
         assert len(hand_of(app)) == 8  # 7 dealt, 2 drawn, 1 played: nothing drawn to end

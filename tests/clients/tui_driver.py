@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
+from textual.widgets import RichLog
 
 from clients.terminal.tui.app import KingsCornerApp
 from protocol.engine.cards import RANKS, SUITS
@@ -84,6 +85,20 @@ async def shows(pilot: Pilot[int], needle: str, timeout: float = 10.0) -> str:
     assert isinstance(app, KingsCornerApp)
     await until(pilot, lambda: needle in screen_text(app), timeout, repr(needle))
     return screen_text(app)
+
+
+def log_text(app: KingsCornerApp) -> str:
+    """Every line the table log holds, scrolled out of sight or not."""
+    log = app.screen.query_one("#log", RichLog)
+    return "\n".join(line.text for line in log.lines)
+
+
+async def logged(pilot: Pilot[int], needle: str, timeout: float = 10.0) -> None:
+    """Wait until the table log holds ``needle`` (a bot's turn may scroll it out of sight
+    before a busy machine looks at the screen)."""
+    app = pilot.app
+    assert isinstance(app, KingsCornerApp)
+    await until(pilot, lambda: needle in log_text(app), timeout, repr(needle))
 
 
 def save(app: KingsCornerApp, name: str) -> Path:
