@@ -120,7 +120,14 @@ export function noteEvents(room, events, mySeat) {
     const flight = takeOff(event, mySeat);
     if (flight) queued.push(flight);
   }
-  if (queued.length > MAX_FLIGHTS) queued = queued.slice(-MAX_FLIGHTS);
+  if (queued.length > MAX_FLIGHTS) queued = trimmed(queued);
+}
+
+/** At most MAX_FLIGHTS of ``flights`` (a burst of the bots' moves drawn at once): the oldest
+ * give way first, except the viewer's own draws, the cards arriving in their hand. */
+function trimmed(flights) {
+  let drop = flights.length - MAX_FLIGHTS;
+  return flights.filter((flight) => flight.mine || drop-- <= 0);
 }
 
 function ghostAt(rect, visual) {
