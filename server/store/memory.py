@@ -6,7 +6,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import Conflict, KingsCornerError, RoomNotFound
 
@@ -14,10 +14,19 @@ from .base import (
     CLOSED_KEPT_S,
     HISTORY_LIMIT,
     TAG_ROUNDS,
+    AnnouncementStore,
     Event,
     Handler,
+    IdentityStore,
     Known,
+    MatchmakingStore,
     Message,
+    PresenceStore,
+    RecordStore,
+    RoomStore,
+    SecretStore,
+    StandingStore,
+    Store,
     board_row,
     head_of,
     members_by_room,
@@ -27,7 +36,10 @@ from .base import (
 
 
 class MemoryStore:
-    """A :class:`~server.store.base.Store` for one process; nothing survives a restart."""
+    """A :class:`~server.store.base.Store` for one process; nothing survives a restart.
+
+    Its methods come in the order of the roles :class:`~server.store.base.Store` combines.
+    """
 
     inline = True
 
@@ -55,6 +67,8 @@ class MemoryStore:
         self._recovery_of: dict[str, str] = {}  # player -> code hash
         self._ratings: dict[str, dict[str, Any]] = {}
         self._rating_board: dict[str, float] = {}
+
+    # --- RoomStore: event logs and the public listing -------------------------------------
 
     async def create_room(self, code: str, first: Event) -> bool:
         if code in self._rooms:
@@ -101,6 +115,17 @@ class MemoryStore:
     async def room_codes(self) -> list[str]:
         return list(self._rooms)
 
+    async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
+        if summary is None:
+            self._listing.pop(code, None)
+        else:
+            self._listing[code] = summary
+
+    async def listings(self) -> list[dict[str, Any]]:
+        return list(self._listing.values())
+
+    # --- AnnouncementStore ----------------------------------------------------------------
+
     def set_handler(self, handler: Handler) -> None:
         self._handler = handler
 
@@ -120,14 +145,7 @@ class MemoryStore:
             task = asyncio.ensure_future(self._handler(channel, message))
             task.add_done_callback(_log_failure)
 
-    async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
-        if summary is None:
-            self._listing.pop(code, None)
-        else:
-            self._listing[code] = summary
-
-    async def listings(self) -> list[dict[str, Any]]:
-        return list(self._listing.values())
+    # --- PresenceStore: heartbeats and room leases ----------------------------------------
 
     async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
         by_room = members_by_room(members)
@@ -141,6 +159,21 @@ class MemoryStore:
             if expires > now
             for info in by_room.get(code, ())
         ]
+
+    async def lead(self, code: str, owner: str, ttl: float) -> bool:
+        now = time.monotonic()
+        holder = self._leases.get(code)
+        if holder is None or holder[0] == owner or holder[1] <= now:
+            self._leases[code] = (owner, now + ttl)
+            return True
+        return False
+
+    async def resign(self, code: str, owner: str) -> None:
+        holder = self._leases.get(code)
+        if holder is not None and holder[0] == owner:
+            del self._leases[code]
+
+    # --- MatchmakingStore -----------------------------------------------------------------
 
     async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
         queue = self._queues.setdefault(seats, [])
@@ -163,21 +196,12 @@ class MemoryStore:
     async def queue_length(self, seats: int) -> int:
         return len(self._queues.get(seats, []))
 
-    async def lead(self, code: str, owner: str, ttl: float) -> bool:
-        now = time.monotonic()
-        holder = self._leases.get(code)
-        if holder is None or holder[0] == owner or holder[1] <= now:
-            self._leases[code] = (owner, now + ttl)
-            return True
-        return False
-
-    async def resign(self, code: str, owner: str) -> None:
-        holder = self._leases.get(code)
-        if holder is not None and holder[0] == owner:
-            del self._leases[code]
+    # --- SecretStore ----------------------------------------------------------------------
 
     async def secret(self, name: str) -> str:
         return self._secrets.setdefault(name, secrets.token_hex(32))
+
+    # --- RecordStore ----------------------------------------------------------------------
 
     async def save_match(
         self, match_id: str, record: dict[str, Any], players: Sequence[str]
@@ -223,6 +247,8 @@ class MemoryStore:
     async def alltime_board(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = sorted(self._stats.values(), key=lambda r: (-r["won"], -r["played"], r["player"]))
         return [board_row(r) for r in rows[:limit]]
+
+    # --- IdentityStore --------------------------------------------------------------------
 
     async def identity(self, player: str) -> Known:
         tag = self._tags.get(player)
@@ -284,6 +310,8 @@ class MemoryStore:
     async def recover(self, digest: str) -> str | None:
         return self._recovery.get(digest)
 
+    # --- StandingStore --------------------------------------------------------------------
+
     async def ratings(self, players: Sequence[str]) -> dict[str, dict[str, Any]]:
         return {p: dict(self._ratings[p]) for p in players if p in self._ratings}
 
@@ -305,6 +333,8 @@ class MemoryStore:
         order = sorted(self._rating_board.items(), key=lambda item: (-item[1], item[0]))
         return [{"player": p, **self._ratings[p]} for p, _ in order[:limit]]
 
+    # --- the store's own life -------------------------------------------------------------
+
     async def ping(self) -> bool:
         return True
 
@@ -317,3 +347,17 @@ def _log_failure(task: asyncio.Future[None]) -> None:
         import logging
 
         logging.getLogger(__name__).error("store handler failed", exc_info=task.exception())
+
+
+if TYPE_CHECKING:
+    # Never run: type-checking it proves the memory store is every role (each line names the
+    # role it breaks), and so a whole Store.
+    _rooms: RoomStore = MemoryStore()
+    _announcements: AnnouncementStore = MemoryStore()
+    _presence: PresenceStore = MemoryStore()
+    _matchmaking: MatchmakingStore = MemoryStore()
+    _secrets: SecretStore = MemoryStore()
+    _records: RecordStore = MemoryStore()
+    _identities: IdentityStore = MemoryStore()
+    _standing: StandingStore = MemoryStore()
+    _whole: Store = MemoryStore()
