@@ -308,7 +308,7 @@ def _timed(
             result: R = await getattr(self._store, name)(*args, **kwargs)
             return result
 
-    timed.__name__ = timed.__qualname__ = name
+    timed.__name__, timed.__qualname__ = name, f"MeteredStore.{name}"
     return timed
 
 
