@@ -23,7 +23,6 @@ import contextlib
 import gc
 import logging
 import signal
-from typing import cast
 
 from websockets.asyncio.server import Server, serve
 from websockets.protocol import State
@@ -62,8 +61,8 @@ class GameServer:
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.metrics = Metrics()
-        # Every store operation is timed; the wrapper keeps the Store interface.
-        self.store = cast(Store, MeteredStore(store, self.metrics))
+        # Every store operation is timed; the wrapper is a Store itself.
+        self.store: Store = MeteredStore(store, self.metrics)
         self.tasks = Tasks()
         self.connections: set[RoomConnection] = set()
         self.bots = BotRunner(

@@ -29,11 +29,20 @@ import re
 import secrets
 import string
 import unicodedata
+from typing import Protocol
 
 from protocol.errors import BadName, BadRecoveryCode, IdentityRevoked
 
 from .room import CODE_ALPHABET
-from .store.base import FILLERS, TAG_ALPHABET, TAG_LENGTH, Known, Store, name_key
+from .store.base import (
+    FILLERS,
+    TAG_ALPHABET,
+    TAG_LENGTH,
+    IdentityStore,
+    Known,
+    SecretStore,
+    name_key,
+)
 
 #: A recovery code: 16 symbols of the room-code alphabet (about 74 bits), in four groups.
 CODE_LENGTH = 16
@@ -109,10 +118,15 @@ def hash_code(code: str) -> str:
     return hashlib.sha256(b"recovery:" + code.encode()).hexdigest()
 
 
+class StoreForIdentities(IdentityStore, SecretStore, Protocol):
+    """The roles of the store :class:`Identities` uses: identities, and the secret tokens
+    are signed with."""
+
+
 class Identities:
     """Player ids and generations of tokens, and recovery codes, over the store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreForIdentities) -> None:
         self._store = store
         self._key: bytes | None = None
 

@@ -14,14 +14,14 @@ import datetime
 import hashlib
 import hmac
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from protocol.errors import KingsCornerError
 from protocol.messages import RoomOptions
 
 from . import ratings
 from .config import Settings
-from .store.base import Store
+from .store.base import IdentityStore, RecordStore, SecretStore, StandingStore
 
 log = logging.getLogger(__name__)
 #: What a player played in a finished match: (player id, name, seat).
@@ -73,10 +73,15 @@ def _change(before: ratings.Skill, outcome: ratings.Outcome, matches: int) -> Ch
     }
 
 
+class StoreForRecords(RecordStore, StandingStore, IdentityStore, SecretStore, Protocol):
+    """The roles of the store :class:`Records` uses: records and standing, identities for
+    the names and tags boards show, and the secret the daily deal is dealt from."""
+
+
 class Records:
     """History, leaderboards and daily deals, over the store."""
 
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(self, settings: Settings, store: StoreForRecords) -> None:
         self._settings = settings
         self._store = store
 

@@ -1,6 +1,33 @@
-"""Store backends behind one small protocol, chosen once at start-up."""
+"""Store backends behind one protocol made of small roles, chosen once at start-up."""
 
-from .base import Event, Handler, Message, Store
+from .base import (
+    AnnouncementStore,
+    Event,
+    Handler,
+    IdentityStore,
+    MatchmakingStore,
+    Message,
+    PresenceStore,
+    RecordStore,
+    RoomStore,
+    SecretStore,
+    StandingStore,
+    Store,
+)
 from .memory import MemoryStore
 
-__all__ = ["Event", "Handler", "MemoryStore", "Message", "Store"]
+__all__ = [
+    "AnnouncementStore",
+    "Event",
+    "Handler",
+    "IdentityStore",
+    "MatchmakingStore",
+    "MemoryStore",
+    "Message",
+    "PresenceStore",
+    "RecordStore",
+    "RoomStore",
+    "SecretStore",
+    "StandingStore",
+    "Store",
+]

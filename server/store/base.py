@@ -10,8 +10,18 @@ number alone cannot tell two histories of the same length apart (a store that lo
 writes, then took someone else's): appending also checks the chain's head, and a reader checks
 that the store still holds the event it last applied.
 
+The store is declared by role, one small protocol each, matching the parts of the Redis
+store: :class:`RoomStore` (event logs and the public listing), :class:`AnnouncementStore`
+(channels), :class:`PresenceStore` (heartbeats and room leases), :class:`MatchmakingStore`
+(quick-play queues), :class:`SecretStore`, :class:`RecordStore` (finished matches and the
+daily and all-time boards), :class:`IdentityStore` (names, tags, recovery codes) and
+:class:`StandingStore` (ratings). :class:`Store` is all of them together, with the store's
+own life (``inline``, ``ping``, ``close``). A service that needs a few roles types its store
+as those (``server.records``, ``server.identity``); the wiring holds a whole ``Store``.
+
 Implementations: :class:`server.store.memory.MemoryStore` (the embedded default) and
-:class:`server.store.redis_store.RedisStore`. One contract test suite runs against both.
+:class:`server.store.redis_store.RedisStore`; both are checked against every role when the
+server is type-checked. One contract test suite, grouped by role, runs against both.
 """
 
 from __future__ import annotations
@@ -54,15 +64,12 @@ class Known(NamedTuple):
     tag: str | None
 
 
-class Store(Protocol):
-    """Persistence, announcements, listing, matchmaking and leadership for rooms."""
+class RoomStore(Protocol):
+    """Rooms as event logs, and the lobby's listing of public rooms.
 
-    #: True when no operation leaves the process or needs a task of its own (the memory
-    #: store): a client's message may then be served inside the socket's read callback
-    #: (server.eager).
-    inline: bool
+    The Redis store's part: :class:`~server.store.redis.rooms.EventLog`.
+    """
 
-    # --- rooms as event logs ---
     async def create_room(self, code: str, first: Event) -> bool:
         """Store a new room whose first event is ``first``; False if the code is taken."""
         ...
@@ -80,9 +87,10 @@ class Store(Protocol):
         return the new version.
 
         When the events are appended and ``announce`` is given, it is published on channel
-        ``room:CODE`` in the same step (one round trip on a networked store); when they
-        are not, nothing is published. Raises ``Conflict`` when the room moved on,
-        ``RoomNotFound`` when it is gone.
+        ``room:CODE`` in the same step (one round trip on a networked store; subscribers
+        get it as :class:`AnnouncementStore` delivers every message); when they are not,
+        nothing is published. Raises ``Conflict`` when the room moved on, ``RoomNotFound``
+        when it is gone.
         """
         ...
 
@@ -91,9 +99,10 @@ class Store(Protocol):
         ...
 
     async def delete_room(self, code: str, *, closed: bool = False) -> None:
-        """Forget the room. ``closed``: an administrator closed it, and :meth:`was_closed`
-        says so for a while (a process that finds the room gone before the announcement
-        tells its viewers they were removed, as the announcement would)."""
+        """Forget the room, its listing and its lease (:meth:`PresenceStore.lead`).
+        ``closed``: an administrator closed it, and :meth:`was_closed` says so for a while
+        (a process that finds the room gone before the announcement tells its viewers they
+        were removed, as the announcement would)."""
         ...
 
     async def was_closed(self, code: str) -> bool:
@@ -104,25 +113,48 @@ class Store(Protocol):
         """Codes of every stored room (used by a restarted server to find its rooms)."""
         ...
 
-    # --- announcements ---
-    def set_handler(self, handler: Handler) -> None:
-        """Install the one callback that receives messages of subscribed channels."""
-        ...
-
-    async def subscribe(self, channel: str) -> None: ...
-
-    async def unsubscribe(self, channel: str) -> None: ...
-
-    async def publish(self, channel: str, message: Message) -> None: ...
-
-    # --- public room listing ---
     async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
         """List (or with None, unlist) a public room for the lobby."""
         ...
 
-    async def listings(self) -> list[dict[str, Any]]: ...
+    async def listings(self) -> list[dict[str, Any]]:
+        """The summaries of every listed room, in no particular order."""
+        ...
 
-    # --- presence ---
+
+class AnnouncementStore(Protocol):
+    """Announcements: messages published on named channels to every subscribed process.
+
+    Channels are ``room:CODE`` (a room's news), ``proc:ID`` (one process) and ``admin``.
+    A message published while a subscriber cannot hear it is lost to that subscriber, which
+    catches up from the store itself. The Redis store's part:
+    :class:`~server.store.redis.pubsub.Announcements`.
+    """
+
+    def set_handler(self, handler: Handler) -> None:
+        """Install the one callback that receives messages of subscribed channels."""
+        ...
+
+    async def subscribe(self, channel: str) -> None:
+        """Deliver ``channel``'s messages to the handler from now on."""
+        ...
+
+    async def unsubscribe(self, channel: str) -> None:
+        """Stop delivering ``channel``'s messages (nothing happens for one not subscribed)."""
+        ...
+
+    async def publish(self, channel: str, message: Message) -> None:
+        """Send ``message`` to every process subscribed to ``channel`` (this one too), in
+        the order one publisher publishes; delivered later, never inside this call."""
+        ...
+
+
+class PresenceStore(Protocol):
+    """Who is connected where (heartbeats of live processes), and who drives each room.
+
+    The Redis store's part: :class:`~server.store.redis.presence.Presence`.
+    """
+
     async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
         """Record that ``process`` is alive and holds ``members`` (connection id -> info)."""
         ...
@@ -131,30 +163,56 @@ class Store(Protocol):
         """Members (from live processes) connected to room ``code``."""
         ...
 
-    # --- quick-play matchmaking ---
-    async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
-        """Add a ticket (with at least ``id`` and ``at``) to the queue for tables of ``seats``."""
+    async def lead(self, code: str, owner: str, ttl: float) -> bool:
+        """Take or renew the lease on driving room ``code`` (its bots and timers); True if
+        ``owner`` holds it."""
         ...
 
-    async def queue_leave(self, seats: int, ticket_id: str) -> bool: ...
+    async def resign(self, code: str, owner: str) -> None:
+        """Give up the lease on ``code`` if ``owner`` holds it."""
+        ...
+
+
+class MatchmakingStore(Protocol):
+    """The quick-play queues, one per table size.
+
+    The Redis store's part: :class:`~server.store.redis.matchmaking.Matchmaking`.
+    """
+
+    async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
+        """Add a ticket (with at least ``id`` and ``at``) to the queue for tables of ``seats``
+        (a ticket already waiting is left as it is)."""
+        ...
+
+    async def queue_leave(self, seats: int, ticket_id: str) -> bool:
+        """Take the ticket ``ticket_id`` out of the queue; False if it was not waiting."""
+        ...
 
     async def queue_take(self, seats: int, least: int, most: int) -> list[dict[str, Any]]:
         """Atomically take the oldest ``most`` tickets if at least ``least`` wait, else none."""
         ...
 
-    async def queue_length(self, seats: int) -> int: ...
-
-    # --- leadership (who drives bots and timers of a room) ---
-    async def lead(self, code: str, owner: str, ttl: float) -> bool:
-        """Take or renew the lease on driving room ``code``; True if ``owner`` holds it."""
+    async def queue_length(self, seats: int) -> int:
+        """How many tickets wait for tables of ``seats``."""
         ...
 
-    async def resign(self, code: str, owner: str) -> None: ...
 
-    # --- players, match history and leaderboards ---
+class SecretStore(Protocol):
+    """Secrets shared by every process (the key tokens are signed with, the daily seed's).
+
+    The Redis store's part: :class:`~server.store.redis.shared_secrets.SharedSecrets`.
+    """
+
     async def secret(self, name: str) -> str:
         """A random secret shared by every process (created on first use, then kept)."""
         ...
+
+
+class RecordStore(Protocol):
+    """Finished matches, players' histories, the daily deal's board and the all-time board.
+
+    The Redis store's part: :class:`~server.store.redis.records.Records`.
+    """
 
     async def save_match(
         self, match_id: str, record: dict[str, Any], players: Sequence[str]
@@ -162,7 +220,9 @@ class Store(Protocol):
         """Keep a finished match; list it in the history of each of ``players``."""
         ...
 
-    async def get_match(self, match_id: str) -> dict[str, Any] | None: ...
+    async def get_match(self, match_id: str) -> dict[str, Any] | None:
+        """The record of a kept match, if it is kept."""
+        ...
 
     async def player_matches(self, player: str, limit: int = 50) -> list[str]:
         """Ids of the player's finished matches, newest first."""
@@ -190,7 +250,13 @@ class Store(Protocol):
         """Players by matches won (then matches played), with average penalty per hand."""
         ...
 
-    # --- identities: names, tags, recovery codes and their generations ---
+
+class IdentityStore(Protocol):
+    """Identities: display names, tags, recovery codes and their generations.
+
+    The Redis store's part: :class:`~server.store.redis.identities.IdentityRecords`.
+    """
+
     async def identity(self, player: str) -> Known:
         """The player's recovery generation, kept name and tag, in one read (``0, None,
         None`` for a player the store knows nothing of)."""
@@ -232,7 +298,13 @@ class Store(Protocol):
         """The player whose current recovery code hashes to ``digest``, if any."""
         ...
 
-    # --- ratings ---
+
+class StandingStore(Protocol):
+    """Ratings and the rating board.
+
+    The Redis store's part: :class:`~server.store.redis.standing.Standing`.
+    """
+
     async def ratings(self, players: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The ratings ``{mu, sigma, matches}`` of those of ``players`` rated so far."""
         ...
@@ -253,12 +325,50 @@ class Store(Protocol):
         """Players on the rating board, best first: ``{player, mu, sigma, matches}``."""
         ...
 
-    # --- life ---
+
+#: Every role of the store, in the order :class:`Store` combines them.
+ROLES: tuple[type, ...] = (
+    RoomStore,
+    AnnouncementStore,
+    PresenceStore,
+    MatchmakingStore,
+    SecretStore,
+    RecordStore,
+    IdentityStore,
+    StandingStore,
+)
+
+
+class Store(
+    RoomStore,
+    AnnouncementStore,
+    PresenceStore,
+    MatchmakingStore,
+    SecretStore,
+    RecordStore,
+    IdentityStore,
+    StandingStore,
+    Protocol,
+):
+    """The whole store: every role (:data:`ROLES`), and the store's own life.
+
+    Whoever needs all of it (the wiring, the lobby, a loaded room's context) types its
+    store as ``Store``; a service that needs only some roles types its dependency as those.
+    """
+
+    #: True when no operation leaves the process or needs a task of its own (the memory
+    #: store): a client's message may then be served inside the socket's read callback
+    #: (server.eager).
+    inline: bool
+
     async def ping(self) -> bool:
         """True when the store is reachable."""
         ...
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Let go of every connection and stop delivering announcements; the store cannot
+        be used afterwards."""
+        ...
 
 
 def members_by_room(members: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

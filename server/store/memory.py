@@ -8,7 +8,7 @@ import logging
 import secrets
 import time
 from collections.abc import Coroutine, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import Conflict, KingsCornerError, RoomNotFound
 
@@ -17,10 +17,19 @@ from .base import (
     CLOSED_KEPT_S,
     HISTORY_LIMIT,
     TAG_ROUNDS,
+    AnnouncementStore,
     Event,
     Handler,
+    IdentityStore,
     Known,
+    MatchmakingStore,
     Message,
+    PresenceStore,
+    RecordStore,
+    RoomStore,
+    SecretStore,
+    StandingStore,
+    Store,
     board_row,
     head_of,
     members_by_room,
@@ -32,7 +41,10 @@ log = logging.getLogger(__name__)
 
 
 class MemoryStore:
-    """A :class:`~server.store.base.Store` for one process; nothing survives a restart."""
+    """A :class:`~server.store.base.Store` for one process; nothing survives a restart.
+
+    Its methods come in the order of the roles :class:`~server.store.base.Store` combines.
+    """
 
     inline = True
 
@@ -60,6 +72,8 @@ class MemoryStore:
         self._recovery_of: dict[str, str] = {}  # player -> code hash
         self._ratings: dict[str, dict[str, Any]] = {}
         self._rating_board: dict[str, float] = {}
+
+    # --- RoomStore: event logs and the public listing -------------------------------------
 
     async def create_room(self, code: str, first: Event) -> bool:
         if code in self._rooms:
@@ -106,6 +120,17 @@ class MemoryStore:
     async def room_codes(self) -> list[str]:
         return list(self._rooms)
 
+    async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
+        if summary is None:
+            self._listing.pop(code, None)
+        else:
+            self._listing[code] = summary
+
+    async def listings(self) -> list[dict[str, Any]]:
+        return list(self._listing.values())
+
+    # --- AnnouncementStore ----------------------------------------------------------------
+
     def set_handler(self, handler: Handler) -> None:
         self._handler = handler
 
@@ -139,14 +164,7 @@ class MemoryStore:
             task = asyncio.ensure_future(coro)
         task.add_done_callback(_log_failure)
 
-    async def set_listing(self, code: str, summary: dict[str, Any] | None) -> None:
-        if summary is None:
-            self._listing.pop(code, None)
-        else:
-            self._listing[code] = summary
-
-    async def listings(self) -> list[dict[str, Any]]:
-        return list(self._listing.values())
+    # --- PresenceStore: heartbeats and room leases ----------------------------------------
 
     async def heartbeat(self, process: str, members: dict[str, dict[str, Any]], ttl: float) -> None:
         by_room = members_by_room(members)
@@ -160,6 +178,21 @@ class MemoryStore:
             if expires > now
             for info in by_room.get(code, ())
         ]
+
+    async def lead(self, code: str, owner: str, ttl: float) -> bool:
+        now = time.monotonic()
+        holder = self._leases.get(code)
+        if holder is None or holder[0] == owner or holder[1] <= now:
+            self._leases[code] = (owner, now + ttl)
+            return True
+        return False
+
+    async def resign(self, code: str, owner: str) -> None:
+        holder = self._leases.get(code)
+        if holder is not None and holder[0] == owner:
+            del self._leases[code]
+
+    # --- MatchmakingStore -----------------------------------------------------------------
 
     async def queue_join(self, seats: int, ticket: dict[str, Any]) -> None:
         queue = self._queues.setdefault(seats, [])
@@ -182,21 +215,12 @@ class MemoryStore:
     async def queue_length(self, seats: int) -> int:
         return len(self._queues.get(seats, []))
 
-    async def lead(self, code: str, owner: str, ttl: float) -> bool:
-        now = time.monotonic()
-        holder = self._leases.get(code)
-        if holder is None or holder[0] == owner or holder[1] <= now:
-            self._leases[code] = (owner, now + ttl)
-            return True
-        return False
-
-    async def resign(self, code: str, owner: str) -> None:
-        holder = self._leases.get(code)
-        if holder is not None and holder[0] == owner:
-            del self._leases[code]
+    # --- SecretStore ----------------------------------------------------------------------
 
     async def secret(self, name: str) -> str:
         return self._secrets.setdefault(name, secrets.token_hex(32))
+
+    # --- RecordStore ----------------------------------------------------------------------
 
     async def save_match(
         self, match_id: str, record: dict[str, Any], players: Sequence[str]
@@ -242,6 +266,8 @@ class MemoryStore:
     async def alltime_board(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = sorted(self._stats.values(), key=lambda r: (-r["won"], -r["played"], r["player"]))
         return [board_row(r) for r in rows[:limit]]
+
+    # --- IdentityStore --------------------------------------------------------------------
 
     async def identity(self, player: str) -> Known:
         tag = self._tags.get(player)
@@ -303,6 +329,8 @@ class MemoryStore:
     async def recover(self, digest: str) -> str | None:
         return self._recovery.get(digest)
 
+    # --- StandingStore --------------------------------------------------------------------
+
     async def ratings(self, players: Sequence[str]) -> dict[str, dict[str, Any]]:
         return {p: dict(self._ratings[p]) for p in players if p in self._ratings}
 
@@ -324,6 +352,8 @@ class MemoryStore:
         order = sorted(self._rating_board.items(), key=lambda item: (-item[1], item[0]))
         return [{"player": p, **self._ratings[p]} for p, _ in order[:limit]]
 
+    # --- the store's own life -------------------------------------------------------------
+
     async def ping(self) -> bool:
         return True
 
@@ -334,3 +364,17 @@ class MemoryStore:
 def _log_failure(task: asyncio.Future[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("store handler failed", exc_info=task.exception())
+
+
+if TYPE_CHECKING:
+    # Never run: type-checking it proves the memory store is every role (each line names the
+    # role it breaks), and so a whole Store.
+    _rooms: RoomStore = MemoryStore()
+    _announcements: AnnouncementStore = MemoryStore()
+    _presence: PresenceStore = MemoryStore()
+    _matchmaking: MatchmakingStore = MemoryStore()
+    _secrets: SecretStore = MemoryStore()
+    _records: RecordStore = MemoryStore()
+    _identities: IdentityStore = MemoryStore()
+    _standing: StandingStore = MemoryStore()
+    _whole: Store = MemoryStore()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from protocol.bots import Bot
@@ -10,13 +10,14 @@ from protocol.engine import Match, Options, new_match, seat_view
 
 
 def playout_views(
-    bots: list[Bot], seed: str, options: Options, max_hands: int = 2
+    bots: Sequence[Bot], seed: str, options: Options, max_hands: int | None = 2
 ) -> Iterator[tuple[Match, dict[str, Any], str]]:
     """Play a seeded match with ``bots`` (one per seat), yielding every view a bot answered
-    and the action text it chose."""
+    and the action text it chose, with the match it chose in. ``max_hands``: stop after
+    that many hands (None: play the match to its end)."""
     match = new_match(options, seed=seed)
     hands = 0
-    while match.phase != "finished" and hands < max_hands:
+    while match.phase != "finished" and (max_hands is None or hands < max_hands):
         if match.phase == "hand_over":
             match = match.next_hand()
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -184,19 +185,19 @@ async def test_a_failed_apply_reloads_the_room_from_the_store(
     host = await client("Ana")
     code = await host.create(seats=2, bots=[None, "heuristic"])
     live = server.lobby.rooms[code]
-    from server.room import Room
+    from server.room import EVENT_HANDLERS, Room
 
-    real = Room._on_start
+    real = EVENT_HANDLERS["start"]
     calls = {"n": 0}
 
-    def failing_once(self: Room, e: dict[str, object]) -> object:
+    def failing_once(self: Room, e: dict[str, Any]) -> list[dict[str, Any]]:
         calls["n"] += 1
         if calls["n"] == 1:
             self.locked = True  # half-applied on purpose
             raise RuntimeError("a bug while applying")
         return real(self, e)
 
-    monkeypatch.setattr(Room, "_on_start", failing_once)
+    monkeypatch.setitem(EVENT_HANDLERS, "start", failing_once)
     await host.send({"type": "start"})
     await host.until(lambda c: c.game is not None and c.doc == live.room.doc(0))
     assert live.room.locked is False and live.room.phase == "playing"

@@ -18,7 +18,7 @@ from protocol.errors import UpgradeNeeded
 from protocol.messages import RoomOptions
 from server import admin
 from server.app import GameServer
-from server.room import EVENT_FORMAT, EVENT_KINDS, Room, create_event
+from server.room import EVENT_FORMAT, EVENT_HANDLERS, EVENT_KINDS, Room, create_event
 from server.store.base import Event, head_of, link
 from tests.redis_helpers import UNIT, eventually
 
@@ -151,3 +151,12 @@ async def test_this_version_writes_format_1_events_of_kinds_it_folds(
     assert {e["e"] for e in stored} <= EVENT_KINDS
     assert {"create", "sit", "start", "act"} <= {e["e"] for e in stored}
     assert all("v" not in e for e in stored)
+
+
+def test_every_event_handler_of_the_room_is_in_its_table_under_its_kind() -> None:
+    """The kinds this code reads are the table's: a handler left out of it would make its
+    own kind read as a newer release's."""
+    handlers = {name: value for name, value in vars(Room).items() if name.startswith("_on_")}
+    assert {f"_on_{kind}": handler for kind, handler in EVENT_HANDLERS.items()} == handlers
+    assert {"create", *EVENT_HANDLERS} == EVENT_KINDS
+    assert NEWER["unknown kind"]["e"] not in EVENT_KINDS

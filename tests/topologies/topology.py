@@ -360,7 +360,8 @@ class SentinelGroup:
 
 
 def reuse(*modules: ModuleType) -> dict[str, Any]:
-    """The ``test_*`` functions of ``modules``, to run again in another module.
+    """The ``test_*`` functions and ``Test*`` classes of ``modules``, to run again in
+    another module.
 
     ``globals().update(reuse(test_contract))`` in a test module collects those tests there
     too, where that directory's ``store`` fixture gives them another store.
@@ -368,7 +369,9 @@ def reuse(*modules: ModuleType) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for module in modules:
         for name, value in vars(module).items():
-            if name.startswith("test_") and callable(value):
+            if (name.startswith("test_") and callable(value)) or (
+                name.startswith("Test") and isinstance(value, type)
+            ):
                 found[name] = value
     return found
 

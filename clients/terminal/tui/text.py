@@ -73,7 +73,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "a N  a bot into (or out of) seat N\n"
             "k N  remove the person in seat N"
         ),
-        "wait_host2": ("d  draw at end/start · f  kings first\n+ -  target · p  public · x  lock"),
+        "wait_host2": ("d  next draw rule · f  kings first\n+ -  target · p  public · x  lock"),
         "wait_guest": "r ready / not ready · waiting for {host} to start",
         "wait_watch": "Waiting for the host to start.",
         "seat_n": "Seat {n}",
@@ -256,7 +256,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "k N  echar a la persona del asiento N"
         ),
         "wait_host2": (
-            "d  robo al final/inicio · f  reyes primero\n+ -  límite · p  pública · x  cerrar"
+            "d  siguiente regla de robo · f  reyes primero\n+ -  límite · p  pública · x  cerrar"
         ),
         "wait_guest": "r listo / no listo · esperando a que {host} empiece",
         "wait_watch": "Esperando a que empiece el anfitrión.",
@@ -445,8 +445,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "k N  odebrat člověka z místa N"
         ),
         "wait_host2": (
-            "d  dobírání na konci/začátku · f  nejdřív králové\n"
-            "+ -  limit · p  veřejná · x  zamknout"
+            "d  další pravidlo dobírání · f  nejdřív králové\n+ -  limit · p  veřejná · x  zamknout"
         ),
         "wait_guest": "r připraven / nepřipraven · čeká se, až {host} začne",
         "wait_watch": "Čeká se, až hostitel zahájí zápas.",

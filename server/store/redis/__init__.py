@@ -52,18 +52,20 @@ down and a primary under fail-over) the store raises
 :class:`~protocol.errors.StoreUnavailable`, never a redis-py exception.
 
 The parts, each a class over :class:`~.core.RedisCore` (client, error mapping, key names)
-composed into :class:`RedisStore` (:mod:`.store`):
+composed into :class:`RedisStore` (:mod:`.store`); each store part is one role of
+:mod:`server.store.base`:
 
-    target       the URL parsed into a RedisTarget
-    scripts      the Lua scripts
-    rooms        event logs (create, append with the version and chain-head checks, read,
-                 delete) and the public listing
-    presence     heartbeats, presence and room leases
-    matchmaking  the quick-play queues
-    records      secrets, match records, the daily and all-time boards
-    identities   display names, tags, recovery codes and their generations
-    standing     ratings and the rating board
-    pubsub       subscriptions and the announcement listener
+    target          the URL parsed into a RedisTarget
+    scripts         the Lua scripts
+    rooms           RoomStore: event logs (create, append with the version and chain-head
+                    checks, read, delete) and the public listing
+    pubsub          AnnouncementStore: subscriptions and the announcement listener
+    presence        PresenceStore: heartbeats, presence and room leases
+    matchmaking     MatchmakingStore: the quick-play queues
+    shared_secrets  SecretStore: secrets shared by every process
+    records         RecordStore: match records, the daily and all-time boards
+    identities      IdentityStore: display names, tags, recovery codes and their generations
+    standing        StandingStore: ratings and the rating board
 """
 
 from .store import RedisStore

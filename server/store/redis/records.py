@@ -1,8 +1,7 @@
-"""Shared secrets, finished matches, players' histories and the leaderboards in Redis."""
+"""Finished matches, players' histories and the leaderboards in Redis."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,14 +12,7 @@ from .core import RedisCore, dump, reachable
 
 
 class Records(RedisCore):
-    """Secrets, match records per player, the daily deal's board and the all-time board."""
-
-    async def secret(self, name: str) -> str:
-        key = f"{self.prefix}:{{secrets}}:{name}"
-        with reachable():
-            await self._redis.set(key, secrets.token_hex(32), nx=True)
-            value = await self._redis.get(key)
-        return _text(value)
+    """Match records per player, the daily deal's board and the all-time board."""
 
     async def save_match(
         self, match_id: str, record: dict[str, Any], players: Sequence[str]

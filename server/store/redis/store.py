@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import StoreUnavailable
 
+from ..base import (
+    AnnouncementStore,
+    IdentityStore,
+    MatchmakingStore,
+    PresenceStore,
+    RecordStore,
+    RoomStore,
+    SecretStore,
+    StandingStore,
+    Store,
+)
 from .identities import IdentityRecords
 from .matchmaking import Matchmaking
 from .presence import Presence
 from .pubsub import Announcements
 from .records import Records
 from .rooms import EventLog
+from .shared_secrets import SharedSecrets
 from .standing import Standing
 
 
 class RedisStore(
-    EventLog, Presence, Matchmaking, Records, IdentityRecords, Standing, Announcements
+    EventLog,
+    Announcements,
+    Presence,
+    Matchmaking,
+    SharedSecrets,
+    Records,
+    IdentityRecords,
+    Standing,
 ):
-    """A :class:`~server.store.base.Store` shared by every process pointing at one Redis.
+    """A :class:`~server.store.base.Store` shared by every process pointing at one Redis:
+    each part is one role of the store (``EventLog`` the ``RoomStore``, ``Announcements``
+    the ``AnnouncementStore``, and so on, in the order ``Store`` combines them).
 
     ``url`` says where Redis is: one server (redis-py's ``redis://host:6379/0``,
     ``rediss://`` for TLS, with an optional ``user:password@``), a Redis Cluster
@@ -69,3 +90,17 @@ class RedisStore(
         """Stop listening and close every connection; the store cannot be used afterwards."""
         await self._stop_listening()
         await self._close_clients()
+
+
+if TYPE_CHECKING:
+    # Never run: type-checking it proves the Redis store is every role (each line names the
+    # role it breaks), and so a whole Store.
+    _rooms: RoomStore = RedisStore("redis://")
+    _announcements: AnnouncementStore = RedisStore("redis://")
+    _presence: PresenceStore = RedisStore("redis://")
+    _matchmaking: MatchmakingStore = RedisStore("redis://")
+    _secrets: SecretStore = RedisStore("redis://")
+    _records: RecordStore = RedisStore("redis://")
+    _identities: IdentityStore = RedisStore("redis://")
+    _standing: StandingStore = RedisStore("redis://")
+    _whole: Store = RedisStore("redis://")
