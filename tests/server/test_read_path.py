@@ -175,3 +175,11 @@ async def test_the_game_server_answers_a_hello_sent_in_fragments() -> None:
         await ws.send(['{"type": "hel', f'lo", "version": {PROTOCOL_VERSION}, ', '"name": "Frag"}'])
         welcome = await asyncio.wait_for(ws.recv(), 10)
     assert '"welcome"' in str(welcome)
+
+
+async def test_the_game_server_serves_messages_inline_on_the_memory_store() -> None:
+    async with serving(fast_settings()) as game, connect(ws_url(game)) as ws:
+        await ws.send(f'{{"type": "hello", "version": {PROTOCOL_VERSION}, "name": "Ana"}}')
+        await asyncio.wait_for(ws.recv(), 10)
+        (conn,) = game.connections
+        assert isinstance(conn.ws, GameSocket) and conn.ws._inline is game.store.inline is True
