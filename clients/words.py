@@ -12,411 +12,45 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-LANGUAGES = ("en", "es", "cs")
+from clients.i18n import LANGUAGES, section, texts
+
 Names = Callable[[int | None], str]
 Card = Callable[[str], str]
 
-_EVENTS: dict[str, dict[str, str]] = {
-    "en": {
-        "sat": "{name} sat down.",
-        "sat_bot": "{name} ({level} bot) sat down.",
-        "moved_seat": "{name} moved to seat {n}.",
-        "left": "{name} left.",
-        "bot_took": "{name} left; a bot plays the seat.",
-        "kicked": "{name} was removed by the host.",
-        "host": "{name} is now the host.",
-        "locked": "The host locked the room.",
-        "unlocked": "The host unlocked the room.",
-        "configured": "The host changed the room's options.",
-        "away": "{name} is away; a bot plays for now.",
-        "back": "{name} is back.",
-        "timed_out": "{name}'s time ran out; a bot plays the turn.",
-        "rematch_vote": "{name} wants a rematch.",
-        "started": "The match begins; {name} deals.",
-        "rematch": "Rematch! {name} deals.",
-        "dealt": "Hand {n}: {name} deals.",
-        "played": "{name} played {card} on {pile}.",
-        "moved": "{name} moved pile {from} onto {to}.",
-        "drew": "{name} drew a card and ended the turn.",
-        "took": "{name} drew a card.",
-        "took_many": "{name} drew {n} cards and plays on.",
-        "ended": "{name} ended the turn.",
-        "out": "{name} went out and wins the hand.",
-        "blocked": "Nobody can or will move: the hand is blocked.",
-        "penalties": "Penalties: {list}.",
-        "match_over": "Match over: {names} won.",
-        "and": " and ",
-        "unknown": "Something happened ({ev}).",
-    },
-    "es": {
-        "sat": "{name} se sentó.",
-        "sat_bot": "{name} (bot {level}) se sentó.",
-        "moved_seat": "{name} se cambió al asiento {n}.",
-        "left": "{name} se fue.",
-        "bot_took": "{name} se fue; un bot juega por ese asiento.",
-        "kicked": "El anfitrión sacó a {name}.",
-        "host": "{name} es ahora el anfitrión.",
-        "locked": "El anfitrión cerró la sala.",
-        "unlocked": "El anfitrión abrió la sala.",
-        "configured": "El anfitrión cambió las opciones de la sala.",
-        "away": "{name} está ausente; de momento juega un bot.",
-        "back": "{name} ha vuelto.",
-        "timed_out": "A {name} se le acabó el tiempo; un bot juega el turno.",
-        "rematch_vote": "{name} quiere la revancha.",
-        "started": "Empieza la partida; reparte {name}.",
-        "rematch": "¡Revancha! Reparte {name}.",
-        "dealt": "Mano {n}: reparte {name}.",
-        "played": "{name} jugó {card} en {pile}.",
-        "moved": "{name} movió el montón {from} sobre {to}.",
-        "drew": "{name} robó una carta y terminó su turno.",
-        "took": "{name} robó una carta.",
-        "took_many": "{name} robó {n} cartas y sigue jugando.",
-        "ended": "{name} terminó su turno.",
-        "out": "{name} se quedó sin cartas y gana la mano.",
-        "blocked": "Nadie puede o quiere mover: la mano queda bloqueada.",
-        "penalties": "Penalizaciones: {list}.",
-        "match_over": "Fin de la partida: gana {names}.",
-        "and": " y ",
-        "unknown": "Pasó algo ({ev}).",
-    },
-    "cs": {
-        "sat": "{name} si sedl(a).",
-        "sat_bot": "{name} (bot {level}) si sedl(a).",
-        "moved_seat": "{name} se přesadil(a) na místo {n}.",
-        "left": "{name} odešel/odešla.",
-        "bot_took": "{name} odešel/odešla; místo hraje bot.",
-        "kicked": "Hostitel odebral hráče {name}.",
-        "host": "Hostitelem je teď {name}.",
-        "locked": "Hostitel zamkl místnost.",
-        "unlocked": "Hostitel odemkl místnost.",
-        "configured": "Hostitel změnil nastavení místnosti.",
-        "away": "{name} je pryč; zatím hraje bot.",
-        "back": "{name} je zpět.",
-        "timed_out": "{name}: čas vypršel; tah dohraje bot.",
-        "rematch_vote": "{name} chce odvetu.",
-        "started": "Zápas začíná; rozdává {name}.",
-        "rematch": "Odveta! Rozdává {name}.",
-        "dealt": "Kolo {n}: rozdává {name}.",
-        "played": "{name} zahrál(a) {card} na {pile}.",
-        "moved": "{name} přesunul(a) hromádku {from} na {to}.",
-        "drew": "{name} dobral(a) kartu a ukončil(a) tah.",
-        "took": "{name} dobral(a) kartu.",
-        "took_many": "{name} dobral(a) {n} karty a hraje dál.",
-        "ended": "{name} ukončil(a) tah.",
-        "out": "{name} vyložil(a) všechny karty a vyhrává kolo.",
-        "blocked": "Nikdo nemůže nebo nechce táhnout: kolo je zablokované.",
-        "penalties": "Trestné body: {list}.",
-        "match_over": "Konec zápasu: vyhrává {names}.",
-        "and": " a ",
-        "unknown": "Něco se stalo ({ev}).",
-    },
+
+#: The refusals these clients leave in the server's own (English) words, as they always
+#: have; the web client words them from the catalogues too.
+_SERVER_WORDED = frozenset(
+    {
+        "already_in_room",
+        "bad_action",
+        "bad_message",
+        "bad_options",
+        "bad_phase",
+        "conflict",
+        "hand_in_progress",
+        "hello_first",
+        "illegal_action",
+        "internal_error",
+        "kicked",
+        "not_in_room",
+        "room_locked",
+        "unsupported_version",
+    }
+)
+
+_EVENTS = section("log.")
+_ERRORS = {
+    lang: {key: text for key, text in words.items() if key not in _SERVER_WORDED}
+    for lang, words in section("err.").items()
 }
-
-_ERRORS: dict[str, dict[str, str]] = {
-    "en": {
-        "not_your_turn": "It is not your turn.",
-        "not_in_hand": "{card} is not in your hand.",
-        "does_not_fit": "{card} does not fit on {onto}: one rank lower, opposite colour.",
-        "does_not_fit_move": "The base of {from} ({base}) does not fit on {onto}.",
-        "does_not_fit_king": "A king-based pile never moves onto another pile.",
-        "corner_needs_king": "Only a king may start the empty corner {pile}.",
-        "corner_needs_king_move": "Only a king-based pile may move to the empty corner {to}.",
-        "no_such_pile": "There is no pile {pile}.",
-        "cannot_move_pile": "That pile cannot move there.",
-        "must_play_king": "You hold a king and a corner is empty: play the king first.",
-        "must_play_card": "Play a card from your hand before ending your turn.",
-        "cannot_draw": "You may draw only while no card of your hand can be played.",
-        "cannot_draw_rule": "This room draws at the end or the start of a turn, not on request.",
-        "cannot_draw_stock_empty": "The stock is empty.",
-        "cannot_draw_playable": "{card} can be played on {pile}: no draw while a card fits.",
-        "hand_over": "This hand is over.",
-        "match_over": "The match is over.",
-        "room_not_found": "There is no room with that code.",
-        "room_full": "That room has no free seat.",
-        "seat_taken": "That seat is taken.",
-        "not_seated": "Spectators cannot do that; take a seat first.",
-        "not_host": "Only the host can do that.",
-        "not_ready": "Waiting for {names} to be ready.",
-        "rate_limited": "Too many messages; slow down.",
-        "rate_limited_hints": "At most {limit} hints per turn.",
-        "too_many_rooms": "A connection may create {limit} rooms.",
-        "bad_token": "That seat token is not valid for this room.",
-        "bad_recovery_code": "That recovery code belongs to nobody.",
-        "store_unavailable": "The game store is unreachable; try again shortly.",
-        "store_full": (
-            "The game store is full and takes no moves for now; nothing was lost. Try again "
-            "shortly."
-        ),
-        "upgrade_needed": (
-            "This room was moved to a newer server; reconnecting will bring you back to it."
-        ),
-        "bad_name": "That name cannot be used.",
-        "bad_name_empty": "A name needs at least one visible character.",
-        "bad_name_invisible": "A name needs at least one visible character.",
-        "bad_name_control": "A name cannot hold control characters.",
-        "bad_name_hash": "A name cannot hold #: the tag after it is given by the server.",
-        "bad_name_reserved": "That name is the bots': choose another.",
-        "bad_name_too_long": "That name is too long.",
-        "identity_revoked": (
-            "This device was signed out: a new recovery code was made. Use the code to come back "
-            "as yourself."
-        ),
-        "rate_limited_failed_joins": "Too many failed joins; wait a minute before trying again.",
-        "rate_limited_failed_joins_wait": (
-            "Too many failed joins from your network; try again in {retry_after} s."
-        ),
-    },
-    "es": {
-        "not_your_turn": "No es tu turno.",
-        "not_in_hand": "{card} no está en tu mano.",
-        "does_not_fit": "{card} no encaja sobre {onto}: un valor menos y del color contrario.",
-        "does_not_fit_move": "La base de {from} ({base}) no encaja sobre {onto}.",
-        "does_not_fit_king": "Un montón que empieza por rey nunca se mueve sobre otro.",
-        "corner_needs_king": "Solo un rey puede empezar la esquina vacía {pile}.",
-        "corner_needs_king_move": "Solo un montón con un rey en la base va a la esquina {to}.",
-        "no_such_pile": "No existe el montón {pile}.",
-        "cannot_move_pile": "Ese montón no se puede mover ahí.",
-        "must_play_king": "Tienes un rey y hay una esquina vacía: juega primero el rey.",
-        "must_play_card": "Juega una carta de tu mano antes de terminar el turno.",
-        "cannot_draw": "Solo puedes robar mientras ninguna carta de tu mano se pueda jugar.",
-        "cannot_draw_rule": "En esta sala se roba al final o al principio del turno, no a pedido.",
-        "cannot_draw_stock_empty": "El mazo está vacío.",
-        "cannot_draw_playable": "{card} se puede jugar en {pile}: no se roba mientras algo encaje.",
-        "hand_over": "Esta mano ha terminado.",
-        "match_over": "La partida ha terminado.",
-        "room_not_found": "No hay ninguna sala con ese código.",
-        "room_full": "Esa sala no tiene asientos libres.",
-        "seat_taken": "Ese asiento está ocupado.",
-        "not_seated": "Los espectadores no pueden hacer eso; siéntate primero.",
-        "not_host": "Solo el anfitrión puede hacer eso.",
-        "not_ready": "Falta que estén listos: {names}.",
-        "rate_limited": "Demasiados mensajes; ve más despacio.",
-        "rate_limited_hints": "Como mucho {limit} pistas por turno.",
-        "too_many_rooms": "Una conexión puede crear {limit} salas.",
-        "bad_token": "Ese asiento ya no es tuyo en esta sala.",
-        "bad_recovery_code": "Ese código de recuperación no es de nadie.",
-        "store_unavailable": "El servidor no puede guardar la partida; inténtalo enseguida.",
-        "store_full": (
-            "El almacén de partidas está lleno y no acepta jugadas por ahora; no se perdió nada. "
-            "Inténtalo enseguida."
-        ),
-        "upgrade_needed": "Esta sala pasó a un servidor más nuevo; al reconectar volverás a ella.",
-        "bad_name": "Ese nombre no se puede usar.",
-        "bad_name_empty": "Un nombre necesita al menos un carácter visible.",
-        "bad_name_invisible": "Un nombre necesita al menos un carácter visible.",
-        "bad_name_control": "Un nombre no puede tener caracteres de control.",
-        "bad_name_hash": (
-            "Un nombre no puede tener #: la etiqueta que lo sigue la pone el servidor."
-        ),
-        "bad_name_reserved": "Ese nombre es de los bots: elige otro.",
-        "bad_name_too_long": "Ese nombre es demasiado largo.",
-        "identity_revoked": (
-            "Se cerró la sesión en este dispositivo: se creó un código de recuperación nuevo. "
-            "Úsalo para volver a ser tú."
-        ),
-        "rate_limited_failed_joins": (
-            "Demasiados intentos fallidos; espera un minuto antes de volver a probar."
-        ),
-        "rate_limited_failed_joins_wait": (
-            "Demasiados intentos fallidos desde tu red; vuelve a probar en {retry_after} s."
-        ),
-    },
-    "cs": {
-        "not_your_turn": "Nejste na tahu.",
-        "not_in_hand": "{card} nemáte v ruce.",
-        "does_not_fit": "{card} nepasuje na {onto}: o jednu hodnotu nižší a opačné barvy.",
-        "does_not_fit_move": "Spodní karta hromádky {from} ({base}) nepasuje na {onto}.",
-        "does_not_fit_king": "Hromádka s králem dole se nikdy nepřesouvá na jinou hromádku.",
-        "corner_needs_king": "Prázdný roh {pile} smí založit jen král.",
-        "corner_needs_king_move": "Do prázdného rohu {to} smí jen hromádka s králem dole.",
-        "no_such_pile": "Hromádka {pile} neexistuje.",
-        "cannot_move_pile": "Tuto hromádku tam nelze přesunout.",
-        "must_play_king": "Máte krále a jeden roh je prázdný: nejdřív zahrajte krále.",
-        "must_play_card": "Než ukončíte tah, zahrajte kartu z ruky.",
-        "cannot_draw": "Dobírat smíte, jen dokud žádnou kartu z ruky nelze zahrát.",
-        "cannot_draw_rule": "Tady se dobírá na konci nebo na začátku tahu, ne na požádání.",
-        "cannot_draw_stock_empty": "Balíček je prázdný.",
-        "cannot_draw_playable": "{card} lze zahrát na {pile}: dokud něco pasuje, nedobírá se.",
-        "hand_over": "Toto kolo skončilo.",
-        "match_over": "Zápas skončil.",
-        "room_not_found": "Místnost s tímto kódem neexistuje.",
-        "room_full": "V této místnosti není volné místo.",
-        "seat_taken": "Toto místo je obsazené.",
-        "not_seated": "Diváci to nemohou; nejdřív si sedněte.",
-        "not_host": "To může jen hostitel.",
-        "not_ready": "Čeká se, až budou připraveni: {names}.",
-        "rate_limited": "Příliš mnoho zpráv; zpomalte.",
-        "rate_limited_hints": "Nejvýš {limit} nápověd za tah.",
-        "too_many_rooms": "Jedno spojení smí vytvořit {limit} místností.",
-        "bad_token": "Toto místo v místnosti už není vaše.",
-        "store_unavailable": "Úložiště hry je nedostupné; zkuste to za chvíli.",
-        "store_full": (
-            "Úložiště hry je plné a teď nepřijímá tahy; nic se neztratilo. Zkuste to za chvíli."
-        ),
-        "upgrade_needed": (
-            "Tato místnost přešla na novější server; po opětovném připojení se do ní vrátíte."
-        ),
-        "bad_name": "Toto jméno nelze použít.",
-        "bad_name_empty": "Jméno potřebuje aspoň jeden viditelný znak.",
-        "bad_name_invisible": "Jméno potřebuje aspoň jeden viditelný znak.",
-        "bad_name_control": "Jméno nesmí obsahovat řídicí znaky.",
-        "bad_name_hash": "Jméno nesmí obsahovat #: štítek za ním přiděluje server.",
-        "bad_name_reserved": "Toto jméno patří botům: zvolte jiné.",
-        "bad_name_too_long": "Toto jméno je příliš dlouhé.",
-        "identity_revoked": (
-            "Toto zařízení bylo odhlášeno: vznikl nový kód pro obnovení. Použijte ho a vrátíte se "
-            "jako vy."
-        ),
-        "rate_limited_failed_joins": (
-            "Příliš mnoho neúspěšných připojení; počkejte minutu a zkuste to znovu."
-        ),
-        "rate_limited_failed_joins_wait": (
-            "Příliš mnoho neúspěšných připojení z vaší sítě; zkuste to znovu za {retry_after} s."
-        ),
-    },
-}
-
-
 #: Why a hint suggests its move (the ``reason`` of a ``hint`` frame), by language.
-REASONS: dict[str, dict[str, str]] = {
-    "en": {
-        "goes_out": "It is your last card: the hand ends and you score 0.",
-        "king_to_corner": "Kings to the corners early: {card} starts the {pile} corner.",
-        "sheds_king": "A king costs 10 in your hand: {card} goes onto the empty {pile}.",
-        "opens_space": "Merging {pile} onto {onto} opens a side space for you.",
-        "fills_space": "Fill the empty {pile} before the next player dumps a card there.",
-        "sets_up_follow": "Then {next} from your hand fits on {card}.",
-        "plays_card": "One card fewer: {card} fits on {top}.",
-        "keeps_follow": "Keep {card} for the {target} on {pile}.",
-        "end_nothing_fits": "Nothing in your hand fits a pile.",
-        "draw_nothing_fits": "Nothing in your hand can be played: draw a card.",
-        "refills": "Your last card, with a side space still empty: you draw three and play on.",
-    },
-    "es": {
-        "goes_out": "Es tu última carta: la mano termina y sumas 0.",
-        "king_to_corner": "Los reyes, pronto a las esquinas: {card} abre la esquina {pile}.",
-        "sheds_king": "Un rey en la mano cuesta 10: {card} va al espacio vacío {pile}.",
-        "opens_space": "Juntar {pile} sobre {onto} te deja libre un espacio lateral.",
-        "fills_space": (
-            "Ocupa el espacio vacío {pile} antes de que el siguiente jugador suelte ahí una carta."
-        ),
-        "sets_up_follow": "Después, tu {next} encaja sobre {card}.",
-        "plays_card": "Una carta menos: {card} encaja sobre {top}.",
-        "keeps_follow": "Guarda {card} para el {target} de {pile}.",
-        "end_nothing_fits": "Nada de tu mano encaja en ningún montón.",
-        "draw_nothing_fits": "No puedes jugar nada de tu mano: roba una carta.",
-        "refills": "Tu última carta, con un espacio lateral aún vacío: robas tres y sigues.",
-    },
-    "cs": {
-        "goes_out": "Je to vaše poslední karta: kolo končí a máte 0 bodů.",
-        "king_to_corner": "Krále brzy do rohů: {card} zakládá roh {pile}.",
-        "sheds_king": "Král v ruce stojí 10 bodů: {card} jde na prázdné místo {pile}.",
-        "opens_space": "Přesunutím {pile} na {onto} uvolníte místo po straně.",
-        "fills_space": "Obsaďte prázdné místo {pile} dřív, než tam další hráč něco odhodí.",
-        "sets_up_follow": "Potom na {card} pasuje vaše {next}.",
-        "plays_card": "O kartu méně: {card} pasuje na {top}.",
-        "keeps_follow": "Nechte si {card} na {target} v hromádce {pile}.",
-        "end_nothing_fits": "Nic z ruky nikam nepasuje.",
-        "draw_nothing_fits": "Nic z ruky nelze zahrát: dobrat kartu.",
-        "refills": "Poslední karta a místo po straně zůstane prázdné: dobíráte tři a hrajete dál.",
-    },
-}
+REASONS = section("why.")
 #: The parameters of a hint's reason that are cards (the others are piles).
 _REASON_CARDS = frozenset(("card", "next", "target", "top"))
-
-
-#: Ratings in words (see :func:`describe_change`), by language. The web client has the same
-#: sentences under the same keys, each prefixed ``rating.`` (clients/web/i18n/).
-RATINGS: dict[str, dict[str, str]] = {
-    "en": {
-        "profile": "{who} · rating {rating}",
-        "mark": "{rating}?",
-        "provisional": "provisional — settles after {min} rated matches ({n} so far)",
-        "matches_one": "{n} rated match",
-        "matches_few": "{n} rated matches",
-        "matches_other": "{n} rated matches",
-        "nth": "{n}th",
-        "nth_1": "1st",
-        "nth_2": "2nd",
-        "nth_3": "3rd",
-        "nth_4": "4th",
-        "place": "{nth} of {of}",
-        "abandoned": "Left the match: last of {of}",
-        "no_opponents": "No opponent counted",
-        "change": "{why}: {delta} ({before} → {after})",
-        "change_none": "{why}: {delta}",
-        "moved": "{delta} ({before} → {after})",
-        "cell": "{after} ({delta})",
-        "you": "Your rating: {change}",
-        "wait": "Updating ratings…",
-        "unrated": "This match changes no rating.",
-        "unrated_casual": "Casual match: no rating changes.",
-        "unrated_chosen_deal": "A chosen deal: this match changes no rating.",
-        "unrated_daily": "Daily deal: not rated (it has its own board).",
-        "unrated_aborted": (
-            "Not rated: someone left before the match really began, so it counts for nobody."
-        ),
-    },
-    "es": {
-        "profile": "{who} · puntuación {rating}",
-        "mark": "{rating}?",
-        "provisional": "provisional — se asienta tras {min} partidas puntuadas (llevas {n})",
-        "matches_one": "{n} partida puntuada",
-        "matches_few": "{n} partidas puntuadas",
-        "matches_other": "{n} partidas puntuadas",
-        "nth": "{n}.º",
-        "nth_1": "1.º",
-        "nth_2": "2.º",
-        "nth_3": "3.º",
-        "nth_4": "4.º",
-        "place": "{nth} de {of}",
-        "abandoned": "Abandono: último de {of}",
-        "no_opponents": "Ningún rival contó",
-        "change": "{why}: {delta} ({before} → {after})",
-        "change_none": "{why}: {delta}",
-        "moved": "{delta} ({before} → {after})",
-        "cell": "{after} ({delta})",
-        "you": "Tu puntuación: {change}",
-        "wait": "Actualizando puntuaciones…",
-        "unrated": "Esta partida no cambia ninguna puntuación.",
-        "unrated_casual": "Partida informal: no cambia ninguna puntuación.",
-        "unrated_chosen_deal": "Un reparto elegido: esta partida no cambia ninguna puntuación.",
-        "unrated_daily": "Reparto del día: no puntúa (tiene su propia clasificación).",
-        "unrated_aborted": (
-            "No puntúa: alguien se fue antes de que la partida empezara de verdad, así que no "
-            "cuenta para nadie."
-        ),
-    },
-    "cs": {
-        "profile": "{who} · hodnocení {rating}",
-        "mark": "{rating}?",
-        "provisional": "prozatímní — ustálí se po {min} hodnocených zápasech (zatím {n})",
-        "matches_one": "{n} hodnocený zápas",
-        "matches_few": "{n} hodnocené zápasy",
-        "matches_other": "{n} hodnocených zápasů",
-        "nth": "{n}.",
-        "nth_1": "1.",
-        "nth_2": "2.",
-        "nth_3": "3.",
-        "nth_4": "4.",
-        "place": "{nth} ze {of}",
-        "abandoned": "Odchod ze zápasu: poslední ze {of}",
-        "no_opponents": "Nezapočítal se žádný soupeř",
-        "change": "{why}: {delta} ({before} → {after})",
-        "change_none": "{why}: {delta}",
-        "moved": "{delta} ({before} → {after})",
-        "cell": "{after} ({delta})",
-        "you": "Vaše hodnocení: {change}",
-        "wait": "Hodnocení se počítá…",
-        "unrated": "Tento zápas hodnocení nemění.",
-        "unrated_casual": "Neformální zápas: hodnocení se nemění.",
-        "unrated_chosen_deal": "Zvolené rozdání: tento zápas hodnocení nemění.",
-        "unrated_daily": "Denní rozdání se nehodnotí (má vlastní tabulku).",
-        "unrated_aborted": (
-            "Nehodnotí se: někdo odešel dřív, než zápas doopravdy začal, takže se nikomu nepočítá."
-        ),
-    },
-}
+#: Ratings in words (see :func:`describe_change`), by language: the web client's sentences
+#: (the catalogues' ``rating.…`` keys), put together the same way.
+RATINGS = section("rating.")
 #: Rated matches until a rating settles, when the server has not said (its ``min_matches``).
 SETTLES_AFTER = 10
 
@@ -470,7 +104,7 @@ def describe_event(
         penalties = ", ".join(f"{names(i)} {p}" for i, p in enumerate(event.get("penalties") or []))
         return f"{head} {words['penalties'].format(list=penalties)}"
     if ev == "match_over":
-        winners = words["and"].join(names(i) for i in event.get("winners") or [])
+        winners = texts(lang)["result.and"].join(names(i) for i in event.get("winners") or [])
         return words["match_over"].format(names=winners)
     template = words.get(ev)
     if template is None:

@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from clients.i18n import web_module
 from protocol.codec import dumps
 from protocol.options_table import OPTIONS
 
@@ -35,6 +36,8 @@ ROOM_OPTIONS_JS = (
     "// The room options, declared in protocol/options_table.py; served, never edited.\n"
     f"export default {dumps([spec.public() for spec in OPTIONS]).decode()};\n"
 )
+#: Every language's texts as the web client imports them (clients/web/i18n.js).
+TEXTS_JS = web_module()
 #: Longest request path (with its query) served; longer ones get 404 without a look.
 _MAX_PATH = 1024
 #: Request headers read here that must come at most once (admin checks its own).
@@ -108,6 +111,8 @@ def static(path: str) -> Response:
         path = "/index.html"
     if path == "/room-options.js":
         return response(HTTPStatus.OK, ROOM_OPTIONS_JS, "text/javascript")
+    if path == "/texts.js":
+        return response(HTTPStatus.OK, TEXTS_JS, "text/javascript")
     try:
         target = (WEB_ROOT / path.lstrip("/")).resolve()
         if WEB_ROOT in target.parents and target.is_file():

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from clients.i18n import LANGUAGES
 from clients.net import GameClient, ServerError
-from clients.words import LANGUAGES, describe_profile, describe_reason, language, who
+from clients.words import describe_profile, describe_reason, language, who
 from protocol.bots import LEVELS
 from protocol.options_table import DrawRule
 

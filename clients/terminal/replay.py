@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clients.words import LANGUAGES, language
+from clients.i18n import LANGUAGES, section
+from clients.words import language
 from protocol.engine import (
     NEXT_HAND,
     Draw,
@@ -259,51 +260,9 @@ def navigate(replay: Replay, index: int, line: str) -> Go:
 # --- showing ----------------------------------------------------------------------------
 
 
-#: The replay's captions, by language (clients.words words the live table log).
-CAPTIONS: dict[str, dict[str, str]] = {
-    "en": {
-        "seat": "seat {n}",
-        "seat_named": "seat {n} ({name})",
-        "dealt": "Hand {hand} dealt by {dealer}; {first} plays first.",
-        "played": "{who} played {card} on {pile}",
-        "moved": "{who} moved pile {src} onto {dst}",
-        "ended": "{who} ended the turn",
-        "a_card": "a card",
-        "cards": "{n} cards",
-        "and_drew": " and drew {noun}",
-        "drew": "{who} drew {noun}",
-        "hand_over": " Hand {hand} is over.",
-        "match_over": " The match is over.",
-    },
-    "es": {
-        "seat": "asiento {n}",
-        "seat_named": "asiento {n} ({name})",
-        "dealt": "Mano {hand}, repartida por {dealer}; empieza {first}.",
-        "played": "{who} jugó {card} en {pile}",
-        "moved": "{who} movió el montón {src} sobre {dst}",
-        "ended": "{who} terminó su turno",
-        "a_card": "una carta",
-        "cards": "{n} cartas",
-        "and_drew": " y robó {noun}",
-        "drew": "{who} robó {noun}",
-        "hand_over": " La mano {hand} ha terminado.",
-        "match_over": " La partida ha terminado.",
-    },
-    "cs": {
-        "seat": "místo {n}",
-        "seat_named": "místo {n} ({name})",
-        "dealt": "Kolo {hand} rozdal(a) {dealer}; začíná {first}.",
-        "played": "{who} zahrál(a) {card} na {pile}",
-        "moved": "{who} přesunul(a) hromádku {src} na {dst}",
-        "ended": "{who} ukončil(a) tah",
-        "a_card": "kartu",
-        "cards": "karty ({n})",
-        "and_drew": " a dobral(a) {noun}",
-        "drew": "{who} dobral(a) {noun}",
-        "hand_over": " Kolo {hand} skončilo.",
-        "match_over": " Zápas skončil.",
-    },
-}
+#: The replay's captions, by language: the catalogues' ``term.caption.…`` texts
+#: (clients.words words the live table log).
+CAPTIONS = section("caption.")
 
 
 def _seat(replay: Replay, seat: int, lang: str = "en") -> str:

@@ -1,13 +1,9 @@
 // The interface language: chosen from a saved choice, else from navigator.language;
-// setLang() switches it and listeners re-render. The texts themselves are in i18n/, one
-// module per language.
+// setLang() switches it and listeners re-render. The texts themselves are the catalogues
+// shared with the terminal clients (clients/i18n/<code>.json), which the server serves as
+// one module, /texts.js: every language present, in the order the language menu lists them.
 
-import en from "./i18n/en.js";
-import es from "./i18n/es.js";
-import cs from "./i18n/cs.js";
-
-// The language menu lists them in this order.
-const STRINGS = { en, es, cs };
+import STRINGS from "./texts.js";
 
 const KEY = "kc.lang";
 const listeners = new Set();
@@ -76,7 +72,7 @@ export function languageName(code) {
   return STRINGS[code]["lang.name"];
 }
 
-/** Every text key of a language (the tests check every language has them all). */
+/** Every text key of a language, as the page has it. */
 export function keysOf(code) {
   return Object.keys(STRINGS[code] || {});
 }

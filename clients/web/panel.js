@@ -23,23 +23,23 @@ export function logText(line) {
   const name = line.name ?? who(line.seat);
   switch (line.ev) {
     case "played":
-      return t("log.play", { name, card: cardText(line.card), pile: localPile(line.pile) });
+      return t("log.played", { name, card: cardText(line.card), pile: localPile(line.pile) });
     case "moved":
-      return t("log.move", { name, from: localPile(line.from), to: localPile(line.to) });
+      return t("log.moved", { name, from: localPile(line.from), to: localPile(line.to) });
     case "drew":
-      return t("log.draw", { name });
+      return t("log.drew", { name });
     case "ended":
-      return t("log.end", { name });
+      return t("log.ended", { name });
     case "took":
       return line.count > 1 ? t("log.took_many", { name, n: line.count }) : t("log.took", { name });
     case "sat":
-      return t("log.sit", { name });
+      return t("log.sat", { name });
     case "moved_seat":
       return t("log.moved_seat", { name, n: line.seat + 1 });
     case "left":
       return t("log.left", { name });
     case "bot_took":
-      return t("log.left_bot", { name });
+      return t("log.bot_took", { name });
     case "kicked":
       return t("log.kicked", { name });
     case "host":
@@ -47,17 +47,17 @@ export function logText(line) {
     case "locked":
       return t(line.locked ? "log.locked" : "log.unlocked");
     case "configured":
-      return t("log.configure");
+      return t("log.configured");
     case "away":
       return t(line.away ? "log.away" : "log.back", { name });
     case "timed_out":
-      return t("log.timeout", { name });
+      return t("log.timed_out", { name });
     case "rematch_vote":
       return t("log.rematch_vote", { name });
     case "started":
-      return t(line.rematch ? "log.rematch" : "log.start", { name: who(line.dealer) });
+      return t(line.rematch ? "log.rematch" : "log.started", { name: who(line.dealer) });
     case "dealt":
-      return t("log.deal", { n: line.hand, name: who(line.dealer) });
+      return t("log.dealt", { n: line.hand, name: who(line.dealer) });
     case "hand_over": {
       const first =
         line.out !== null && line.out !== undefined

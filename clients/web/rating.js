@@ -1,7 +1,8 @@
 // Ratings in words, the way the server decides them: a rating with its provisional mark, one
 // person's change in a rated match (their place among the seats counted for them, or why
 // none), why a match is not rated, how many rated matches so far. The sentences are the
-// "rating.*" texts of i18n/; the terminal clients word the same keys (clients/words.py).
+// "rating.*" texts of the catalogues, which the terminal clients word the same way
+// (clients/words.py).
 
 import { lang, t } from "./i18n.js";
 

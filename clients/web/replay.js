@@ -181,24 +181,24 @@ function names(seats) {
 /** What happened in the step that led to ``position``, as a table-log sentence. */
 export function captionAt(position) {
   const view = R.views[position];
-  if (position === 0) return t("log.start", { name: seatName(view.dealer) });
+  if (position === 0) return t("log.started", { name: seatName(view.dealer) });
   const step = R.data.steps[position - 1];
   const before = R.views[position - 1];
   const name = seatName(step.seat);
   const hands = (v) => ((v.hands || [])[step.seat] || []).length;
   let text;
   if (step.action === NEXT_HAND) {
-    text = t("log.deal", { n: view.hand_no, name: seatName(view.dealer) });
+    text = t("log.dealt", { n: view.hand_no, name: seatName(view.dealer) });
   } else if (step.action === "end") {
-    text = t(hands(view) > hands(before) ? "log.draw" : "log.end", { name });
+    text = t(hands(view) > hands(before) ? "log.drew" : "log.ended", { name });
   } else if (step.action === "draw") {
     text = t("log.took", { name });
   } else {
     const [left, right] = String(step.action).split(">");
     if (left in view.piles) {
-      text = t("log.move", { name, from: localPile(left), to: localPile(right) });
+      text = t("log.moved", { name, from: localPile(left), to: localPile(right) });
     } else {
-      text = t("log.play", { name, card: cardText(left), pile: localPile(right) });
+      text = t("log.played", { name, card: cardText(left), pile: localPile(right) });
       // Draw until playable: a last card beside an empty side space brings up to three more.
       const refill = hands(view) - hands(before) + 1;
       if (refill > 0) text += ` ${t("log.took_many", { name, n: refill })}`;

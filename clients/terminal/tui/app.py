@@ -185,7 +185,7 @@ class KingsCornerApp(App[int]):
         self.terminal.save_tokens()
         self.open_room(log_from, chat_from)
         if client.seat is None:
-            self.note(t(lang, "watch_note", code=client.room))
+            self.note(t(lang, "note.watching", code=client.room))
         else:
             self.note(t(lang, "joined_note", n=client.seat + 1, code=client.room))
         frames = client.frames[start:]

@@ -105,7 +105,7 @@ class PileView(Static):
         self.border_title = head
         n = len(self.cards)
         if n:
-            self.border_subtitle = t(look.lang, "card_one" if n == 1 else "cards_n", n=n)
+            self.border_subtitle = t(look.lang, "seat.card_one" if n == 1 else "seat.cards", n=n)
         else:
             self.border_subtitle = ""
         self.refresh_text()
@@ -252,7 +252,7 @@ def seat_tags(
     if entry is None:
         return tags
     if seat == me:
-        tags.append(t(lang, "you"))
+        tags.append(t(lang, "seat.you"))
     if entry.get("away"):
         tags.append(t(lang, "away"))
     elif entry["kind"] == "human" and not entry.get("connected") and not (seat == me and online):
@@ -260,9 +260,9 @@ def seat_tags(
     if entry["kind"] == "bot":
         tags.append(f"{t(lang, 'bot')} {entry.get('level') or ''}".strip())
     elif game is None and room.get("host") != seat:
-        tags.append(t(lang, "ready") if entry.get("ready") else t(lang, "not_ready"))
+        tags.append(t(lang, "wait.ready") if entry.get("ready") else t(lang, "not_ready"))
     if room.get("host") == seat:
-        tags.append(t(lang, "host"))
+        tags.append(t(lang, "wait.host"))
     if game is not None and game.get("dealer") == seat:
         tags.append(t(lang, "dealer"))
     return tags

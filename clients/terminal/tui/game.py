@@ -118,9 +118,9 @@ class GameScreen(Screen[None]):
         if not self.look.symbols:
             for widget in self.query(".pile, #hand, #seats, #log, #chat, #middle"):
                 widget.styles.border = ("ascii", widget.styles.border_top[1])
-        self.query_one("#log", RichLog).border_title = t(self.look.lang, "log")
-        self.query_one("#chat", RichLog).border_title = t(self.look.lang, "chat")
-        self.query_one("#seats", SeatsView).border_title = t(self.look.lang, "seats")
+        self.query_one("#log", RichLog).border_title = t(self.look.lang, "panel.log")
+        self.query_one("#chat", RichLog).border_title = t(self.look.lang, "panel.chat")
+        self.query_one("#seats", SeatsView).border_title = t(self.look.lang, "wait.seats")
         for pane in self.query(RichLog):
             pane.can_focus = False  # keys are the table's; the mouse wheel still scrolls
         self.set_focus(None)
@@ -168,7 +168,7 @@ class GameScreen(Screen[None]):
         if self.cursor not in hand:
             self.cursor = hand[0] if hand else None
 
-        head = [t(lang, "room", code=room["code"])]
+        head = [t(lang, "matches.room", code=room["code"])]
         daily = room.get("daily")
         if daily:
             head.insert(0, t(lang, "daily_ranked" if daily.get("ranked") else "daily_practice"))
@@ -342,7 +342,7 @@ class GameScreen(Screen[None]):
             self.note = t(lang, "hint_move", **{"from": wire["from"], "to": wire["to"]})
         else:
             self.hint_targets = set()
-            self.note = t(lang, "hint_draw" if wire["type"] == "draw" else "hint_end")
+            self.note = t(lang, "hint_draw" if wire["type"] == "draw" else "status.hint_end")
         why = describe_reason(frame.get("reason"), lang, self.look.card)
         if why:
             self.note = f"{self.note} {why}"

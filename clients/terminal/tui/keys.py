@@ -118,7 +118,7 @@ def press(
             code = picker.typed + SUIT_KEYS[key]
             if code in hand:
                 return Picker(card=code), "changed"
-            return NOTHING, Note("not_in_hand", card=code)
+            return NOTHING, Note("err.not_in_hand", card=code)
         picker = replace(picker, typed="")
     if picker.moving:
         if key in PILE_KEYS:

@@ -301,7 +301,7 @@ class CreateScreen(ModalScreen[Entry | None]):
         levels = people + [(f"{t(lang, 'bot')} {level}", level) for level in LEVELS]
         with Vertical(id="form"):
             with Horizontal():
-                yield Label(t(lang, "opt_seats"))
+                yield Label(t(lang, "lobby.seats"))
                 yield Select(
                     [(str(n), n) for n in (2, 3, 4)],
                     value=4,
@@ -311,7 +311,7 @@ class CreateScreen(ModalScreen[Entry | None]):
                 )
             for seat in (2, 3, 4):
                 with Horizontal(id=f"row-{seat}"):
-                    yield Label(t(lang, "opt_bot", n=seat))
+                    yield Label(t(lang, "lobby.seat_n", n=seat))
                     yield Select(
                         levels, value="hard", id=f"bot-{seat}", compact=True, allow_blank=False
                     )
@@ -332,9 +332,12 @@ class CreateScreen(ModalScreen[Entry | None]):
                     allow_blank=False,
                 )
             with Horizontal():
-                yield Label(t(lang, "opt_pace"))
+                yield Label(t(lang, "option.pace"))
                 yield Select(
-                    [(t(lang, "pace_normal"), "normal"), (t(lang, "pace_fast"), "fast")],
+                    [
+                        (t(lang, "option.pace.normal"), "normal"),
+                        (t(lang, "option.pace.fast"), "fast"),
+                    ],
                     value="normal",
                     id="pace",
                     compact=True,
@@ -346,7 +349,7 @@ class CreateScreen(ModalScreen[Entry | None]):
                 yield Checkbox(t(lang, "opt_casual"), id="casual", compact=True)
             with Horizontal(id="buttons"):
                 yield Button(t(lang, "go_create"), id="create", variant="primary", compact=True)
-                yield Button(t(lang, "cancel"), id="cancel", compact=True)
+                yield Button(t(lang, "lobby.cancel"), id="cancel", compact=True)
             yield Static(self.look.text(t(lang, "form_keys")), id="form-keys")
 
     def on_mount(self) -> None:

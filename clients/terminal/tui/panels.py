@@ -44,7 +44,7 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
     out.append(t(lang, "wait_title", code=room["code"]) + "\n", "bold")
     extra = [options_line(doc, lang)]
     if room.get("public"):
-        extra.append(t(lang, "public"))
+        extra.append(t(lang, "summary.public"))
     if room.get("locked"):
         extra.append(t(lang, "locked"))
     out.append(" · ".join(extra) + "\n\n")
@@ -75,7 +75,7 @@ def result_text(doc: Doc, me: int | None, look: Look) -> Text:
     result = game.get("result")
     out = Text()
     if game["phase"] == "finished" and game.get("winners") is not None:
-        winners = t(lang, "and").join(seat_name(doc, i) for i in game["winners"])
+        winners = t(lang, "result.and").join(seat_name(doc, i) for i in game["winners"])
         out.append(t(lang, "match_over", names=winners) + "\n", "bold")
         for line in rating_lines(doc, me, lang):
             out.append(line.strip() + "\n", "" if line.startswith(" ") else "bold")
