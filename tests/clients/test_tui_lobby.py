@@ -16,7 +16,6 @@ from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.look import Look
 from clients.terminal.tui.replayview import ReplayScreen
-from clients.terminal.tui.text import TEXTS
 from server.app import GameServer, port_of, start_server
 from tests.clients.tui_driver import RUN, one_turn_deck, save, shows, until
 from tests.server.conftest import test_settings
@@ -28,12 +27,6 @@ async def server() -> AsyncIterator[GameServer]:
     game = await start_server(test_settings(bot_workers=0, daily_target=1, daily_level="random"))
     yield game
     await game.shutdown()
-
-
-def test_every_language_has_every_text() -> None:
-    keys = set(TEXTS["en"])
-    for lang, texts in TEXTS.items():
-        assert set(texts) == keys, (lang, keys ^ set(texts))
 
 
 def pane(app: KingsCornerApp, name: str) -> str:

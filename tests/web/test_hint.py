@@ -4,21 +4,19 @@ strategy tip behind it, worded from the hint's reason code (never the server's w
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from playwright.sync_api import Page, expect
+
+from clients.i18n import texts
 
 from .conftest import Pages, Shot
 from .test_slips import set_lang
 from .test_table_motion import TWO_SEATS, Wire, start_solo_game
 
-I18N = Path(__file__).resolve().parents[2] / "clients" / "web" / "i18n"
-
 
 def reasons(lang: str) -> list[re.Pattern[str]]:
     """Each ``why.*`` text of a language as a pattern (its placeholders match anything)."""
-    text = (I18N / f"{lang}.js").read_text()
-    found = re.findall(r'"why\.\w+": "([^"]+)"', text)
+    found = [text for key, text in texts(lang).items() if key.startswith("why.")]
     assert len(found) == 11, lang
     return [re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(f))) for f in found]
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
+from clients.i18n import LANGUAGES
 from clients.words import (
-    LANGUAGES,
     RATINGS,
     describe_change,
     describe_matches,
@@ -289,10 +289,10 @@ FEED = """async ([room, lang]) => {
 
 WORDED = """async ([changes, reasons, profiles, counts]) => {
   const rating = await import("/rating.js");
-  const { setLang, lang } = await import("/i18n.js");
+  const { LANGUAGES, setLang, lang } = await import("/i18n.js");
   const before = lang();
   const out = {};
-  for (const code of ["en", "es", "cs"]) {
+  for (const code of LANGUAGES) {
     setLang(code);
     out[code] = {
       changes: changes.map((c) => rating.changeText(c)),
@@ -300,7 +300,7 @@ WORDED = """async ([changes, reasons, profiles, counts]) => {
       profiles: profiles.map((p) => rating.profileText(p)),
       counts: counts.map((n) => rating.matchesText(n)),
       texts: Object.fromEntries(
-        Object.entries((await import(`/i18n/${code}.js`)).default)
+        Object.entries((await import("/texts.js")).default[code])
           .filter(([key]) => key.startsWith("rating."))
           .map(([key, text]) => [key.slice("rating.".length), text]),
       ),
