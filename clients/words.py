@@ -3,7 +3,8 @@
 The server sends what happened as data (a log event: ``{"ev": "played", "seat": 0, ...}``)
 and refuses with a stable code and its parameters; these functions word them in the
 player's language. Names come from the caller (the seats of the room, or a replay's record),
-cards through a ``card`` function (symbols or plain codes).
+cards through a ``card`` function (symbols or plain codes). The sentences are the catalogues'
+(:mod:`clients.i18n`), the web client's where both say the same.
 """
 
 from __future__ import annotations
