@@ -49,3 +49,13 @@ def test_every_web_client_file_is_package_data() -> None:
     files = {p.relative_to(web).as_posix() for p in web.rglob("*") if p.is_file()}
     files = {f for f in files if "__pycache__" not in f and not f.endswith(".md")}
     assert files and not files - shipped, f"not shipped by pip install: {sorted(files - shipped)}"
+
+
+def test_every_language_catalogue_is_package_data() -> None:
+    """The texts both clients read (and the server serves to the web client): a language
+    added as a file ships without a change here."""
+    folder = ROOT / "clients" / "i18n"
+    patterns = CONFIG["package-data"].get("clients.i18n", [])
+    shipped = {name for pattern in patterns for name in glob.glob(pattern, root_dir=folder)}
+    files = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".py"}
+    assert "en.json" in files and not files - shipped, f"not shipped: {sorted(files - shipped)}"

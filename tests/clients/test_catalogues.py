@@ -34,7 +34,7 @@ def read(path: Path) -> dict[str, Any]:
 def placeholders(text: str) -> set[str]:
     """The values a text fills in: ``{name}`` and the like, and nothing else in braces
     (the Python clients fill them with ``str.format``, the web client with a pattern)."""
-    names = set()
+    names: set[str] = set()
     for _, field, spec, conversion in string.Formatter().parse(text):
         if field is None:
             continue
