@@ -301,7 +301,7 @@ async def test_every_http_answer_names_one_charset() -> None:
             except urllib.error.HTTPError as exc:
                 return str(exc.headers["Content-Type"])
 
-        for path in ("/metrics", "/healthz", "/", "/app.js", "/nothing-here"):
+        for path in ("/metrics", "/healthz", "/", "/app.js", "/texts.js", "/nothing-here"):
             kind = await asyncio.to_thread(content_type, path)
             assert kind.count("charset=") == 1, (path, kind)
     finally:
