@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from protocol.bots import Memory, decide, follow_plan, hint
@@ -299,28 +300,12 @@ class BotPool:
         played from its memory here (microseconds); only thinking goes to a worker.
         """
         answer = follow_plan(bot.memory, view)
-        if answer is None and urgent:
+        if answer is None:
+            pool, job = self._idle, decide
+            if urgent:
+                pool, job = self._urgent or self._idle, partial(decide_by, time.monotonic())
             answer = await self._run(
-                self._urgent or self._idle,
-                BOT,
-                decide_by,
-                time.monotonic(),
-                bot.level,
-                bot.seed,
-                bot.memory,
-                view,
-                budget_ms=bot.budget_ms,
-            )
-        elif answer is None:
-            answer = await self._run(
-                self._idle,
-                BOT,
-                decide,
-                bot.level,
-                bot.seed,
-                bot.memory,
-                view,
-                budget_ms=bot.budget_ms,
+                pool, BOT, job, bot.level, bot.seed, bot.memory, view, budget_ms=bot.budget_ms
             )
         action, bot.memory = answer
         return action

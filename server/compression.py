@@ -96,7 +96,7 @@ class IdleFreeDeflate(PerMessageDeflate):
         data = encoder.compress(payload) + encoder.flush(zlib.Z_SYNC_FLUSH)
         if self.local_no_context_takeover:
             del self.encoder
-        return _header(len(data) - 4) + data[:-4]  # without the flush's empty block
+        return frame_header(0xC1, len(data) - 4) + data[:-4]  # without the flush's empty block
 
     def _ready(self) -> None:
         """Make the compressor if there is none, and note the time for the idle check."""
@@ -126,13 +126,14 @@ class IdleFreeDeflate(PerMessageDeflate):
             self._timer = None
 
 
-def _header(size: int) -> bytes:
-    """A server's final text frame header with RSV1 (compressed) for ``size`` bytes."""
+def frame_header(first: int, size: int) -> bytes:
+    """A server's (unmasked) frame header: ``first`` (FIN, RSV and opcode bits), then the
+    payload length ``size`` as RFC 6455 5.2 encodes it."""
     if size < 126:
-        return bytes((0xC1, size))
+        return bytes((first, size))
     if size < 1 << 16:
-        return b"\xc1\x7e" + size.to_bytes(2, "big")
-    return b"\xc1\x7f" + size.to_bytes(8, "big")
+        return bytes((first, 126)) + size.to_bytes(2, "big")
+    return bytes((first, 127)) + size.to_bytes(8, "big")
 
 
 class IdleFreeDeflateFactory(ServerPerMessageDeflateFactory):
@@ -150,4 +151,4 @@ class IdleFreeDeflateFactory(ServerPerMessageDeflateFactory):
         return response, IdleFreeDeflate(extension, self.idle)
 
 
-__all__ = ["IdleFreeDeflate", "IdleFreeDeflateFactory"]
+__all__ = ["IdleFreeDeflate", "IdleFreeDeflateFactory", "frame_header"]

@@ -17,7 +17,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import OPEN
 
-from .compression import IdleFreeDeflate
+from .compression import IdleFreeDeflate, frame_header
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -47,12 +47,7 @@ _last_frame: list[bytes] = [b"", b"\x81\x00"]
 
 
 def _frame(payload: bytes) -> bytes:
-    size = len(payload)
-    if size < 126:
-        return bytes((0x81, size)) + payload
-    if size < 1 << 16:
-        return b"\x81\x7e" + size.to_bytes(2, "big") + payload
-    return b"\x81\x7f" + size.to_bytes(8, "big") + payload
+    return frame_header(0x81, len(payload)) + payload
 
 
 class _Close(NamedTuple):

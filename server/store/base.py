@@ -326,19 +326,6 @@ class StandingStore(Protocol):
         ...
 
 
-#: Every role of the store, in the order :class:`Store` combines them.
-ROLES: tuple[type, ...] = (
-    RoomStore,
-    AnnouncementStore,
-    PresenceStore,
-    MatchmakingStore,
-    SecretStore,
-    RecordStore,
-    IdentityStore,
-    StandingStore,
-)
-
-
 class Store(
     RoomStore,
     AnnouncementStore,
@@ -369,6 +356,10 @@ class Store(
         """Let go of every connection and stop delivering announcements; the store cannot
         be used afterwards."""
         ...
+
+
+#: Every role of the store, in the order :class:`Store` combines them.
+ROLES: tuple[type, ...] = tuple(base for base in Store.__bases__ if base is not Protocol)
 
 
 def members_by_room(members: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
