@@ -726,7 +726,8 @@ class Matches(_Message):
 
 class ProfileReply(_Message):
     """How you stand: ``rating`` (1000 to start), ``matches`` rated so far, ``listed`` once
-    you have ``min_matches`` and are on the "Top players" board."""
+    you have ``min_matches`` and are on the "Top players" board; until then the rating is
+    ``provisional`` (docs/ratings.md)."""
 
     type: Literal["profile"] = "profile"
     player_id: str
@@ -735,6 +736,7 @@ class ProfileReply(_Message):
     rating: int
     matches: int
     listed: bool
+    provisional: bool
     min_matches: int
 
 

@@ -26,8 +26,9 @@ from typing import Any
 
 from websockets.http11 import Request
 
-from protocol.codec import dumps
 from protocol.errors import KingsCornerError, UpgradeNeeded
+from protocol.frames import frame
+from protocol.messages import KickedOut
 
 from .config import Settings
 from .live_room import RoomConnection
@@ -116,9 +117,9 @@ async def on_message(
         live = lobby.rooms.get(str(message.get("room")))
         if live is None:
             return
-        frame = dumps({"type": "kicked", "room": live.code})
+        kicked = frame(KickedOut, room=live.code)
         for conn in live.connections:
-            conn.send(frame)
+            conn.send(kicked)
             live.detach(conn, quiet=True)
         await lobby.drop(live.code)
     elif kind == "kick":

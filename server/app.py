@@ -27,8 +27,9 @@ import signal
 from websockets.asyncio.server import Server, serve
 from websockets.protocol import State
 
-from protocol.codec import dumps
 from protocol.errors import StoreUnavailable
+from protocol.frames import frame
+from protocol.messages import Closing
 
 from . import admin
 from .bots import BotRunner
@@ -138,11 +139,11 @@ class GameServer:
             # of its own, and a client told "closing" may reconnect at once.
             self.ws_server.server.close()
             self.ws_server.close(close_connections=False)
-        frame = dumps({"type": "closing", "reason": "The server is restarting; reconnect shortly."})
+        closing = frame(Closing, reason="The server is restarting; reconnect shortly.")
         conns = list(self.connections)
         for conn in conns:
             if conn.open:
-                conn.send(frame)
+                conn.send(closing)
         closes = [asyncio.ensure_future(_close_for_shutdown(conn)) for conn in conns]
         if closes:
             await asyncio.wait(closes, timeout=max(0.0, deadline - loop.time()))

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.bots import explain
-from protocol.codec import dumps
-from protocol.engine import DRAW, END_TURN, Action, action_from_wire, seat_view
+from protocol.engine import DRAW, END_TURN, Action, move_of, play_of, seat_view
 from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
@@ -33,6 +32,7 @@ from protocol.errors import (
     TooManyRooms,
     UnsupportedVersion,
 )
+from protocol.frames import data, frame
 from protocol.messages import (
     SUPPORTED_VERSIONS,
     Act,
@@ -46,29 +46,41 @@ from protocol.messages import (
     Daily,
     DrawAction,
     EndTurnAction,
+    Error,
     Hello,
     Hint,
+    HintReason,
+    HintReply,
     Join,
     Kick,
     Leaderboard,
+    LeaderboardReply,
     Leave,
+    Left,
     ListRooms,
     Lock,
+    Matches,
     MoveAction,
     MyMatches,
     NextHand,
+    Patch,
     PlayAction,
     Profile,
+    ProfileReply,
+    Queued,
     QuickPlay,
     Ready,
     Recover,
     RecoveryCode,
+    RecoveryCodeReply,
     Rematch,
     RemoveBot,
     Rename,
     Resync,
+    Rooms,
     Sit,
     Start,
+    Welcome,
 )
 
 from .bots import BotRunner
@@ -104,8 +116,7 @@ class Services:
 
 def refuse(conn: RoomConnection, exc: KingsCornerError, seq: int | None) -> None:
     """Answer ``conn`` with the ``error`` for ``exc`` (``seq``: the request's, if any)."""
-    error = {"type": "error", "code": exc.code, "params": exc.params, "message": exc.message}
-    conn.send(dumps({**error, "seq": seq}))
+    conn.send(frame(Error, code=exc.code, params=exc.params, message=exc.message, seq=seq))
 
 
 async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) -> None:
@@ -173,16 +184,16 @@ def _still_a_name(kept: str) -> bool:
 
 def _welcome(conn: RoomConnection, tag: str | None) -> None:
     conn.tag = tag
-    welcome = {
-        "type": "welcome",
-        "version": conn.protocol,
-        "server": SERVER_NAME,
-        "player": conn.player_token,
-        "player_id": conn.player_id,
-        "tag": tag,
-        "name": conn.name,
-    }
-    conn.send(dumps(welcome))
+    welcome = frame(
+        Welcome,
+        version=conn.protocol,
+        server=SERVER_NAME,
+        player=conn.player_token,
+        player_id=conn.player_id,
+        tag=tag,
+        name=conn.name,
+    )
+    conn.send(welcome)
 
 
 # --- getting into rooms ---------------------------------------------------------------
@@ -283,7 +294,7 @@ async def leave(s: Services, conn: RoomConnection, msg: Leave) -> None:
 
     if digest is not None:
         await live.commit(decide)
-    conn.send(dumps({"type": "left", "room": code}))
+    conn.send(frame(Left, room=code))
 
 
 async def quick_play(s: Services, conn: RoomConnection, msg: QuickPlay) -> None:
@@ -295,11 +306,11 @@ async def quick_play(s: Services, conn: RoomConnection, msg: QuickPlay) -> None:
 async def cancel_quick_play(s: Services, conn: RoomConnection, msg: CancelQuickPlay) -> None:
     await s.lobby.cancel(conn)
     # The answer whether or not a ticket was waiting: you are not in the queue now.
-    conn.send(dumps({"type": "queued", "seats": None}))
+    conn.send(frame(Queued, seats=None))
 
 
 async def list_rooms(s: Services, conn: RoomConnection, msg: ListRooms) -> None:
-    conn.send(dumps({"type": "rooms", "rooms": await s.lobby.listings()}))
+    conn.send(frame(Rooms, rooms=await s.lobby.listings()))
 
 
 async def daily(s: Services, conn: RoomConnection, msg: Daily) -> None:
@@ -323,9 +334,9 @@ async def start(s: Services, conn: RoomConnection, msg: Start) -> None:
 def _engine_action(model: PlayAction | MoveAction | DrawAction | EndTurnAction) -> Action:
     """The engine's action for an ``act`` message's ``action`` (the shape is checked)."""
     if isinstance(model, PlayAction):
-        return action_from_wire({"type": "play", "card": model.card, "pile": model.pile})
+        return play_of(model.card, model.pile)
     if isinstance(model, MoveAction):
-        return action_from_wire({"type": "move", "from": model.from_, "to": model.to})
+        return move_of(model.from_, model.to)
     if isinstance(model, DrawAction):
         return DRAW
     return END_TURN
@@ -393,10 +404,8 @@ async def hint(s: Services, conn: RoomConnection, msg: Hint) -> None:
         raise NotSeated()  # the seat changed hands while the hint was computed
     # Why, in the view the suggestion came from.
     code, params = explain(view, action, room.match.options.draw)
-    reason = {"code": code, "params": params}
-    conn.send(
-        dumps({"type": "hint", "action": action.wire(), "text": action.text(), "reason": reason})
-    )
+    reason = data(HintReason, code=code, params=params)
+    conn.send(frame(HintReply, action=action.wire(), text=action.text(), reason=reason))
 
 
 async def chat(s: Services, conn: RoomConnection, msg: Chat) -> None:
@@ -430,7 +439,7 @@ async def _answered(
     await live.commit(deciding)
     if not changed:
         version = conn.version
-        conn.send(dumps({"type": "patch", "from": version, "to": version, "ops": []}))
+        conn.send(frame(Patch, from_=version, to=version, ops=[]))
 
 
 async def ready(s: Services, conn: RoomConnection, msg: Ready) -> None:
@@ -478,12 +487,12 @@ async def back(s: Services, conn: RoomConnection, msg: Back) -> None:
 
 async def leaderboard(s: Services, conn: RoomConnection, msg: Leaderboard) -> None:
     entries, day = await s.records.leaderboard(msg.board, msg.day)
-    conn.send(dumps({"type": "leaderboard", "board": msg.board, "day": day, "entries": entries}))
+    conn.send(frame(LeaderboardReply, board=msg.board, day=day, entries=entries))
 
 
 async def my_matches(s: Services, conn: RoomConnection, msg: MyMatches) -> None:
     matches = await s.records.match_summaries(conn.player_id)
-    conn.send(dumps({"type": "matches", "matches": matches}))
+    conn.send(frame(Matches, matches=matches))
 
 
 # --- identity ---------------------------------------------------------------------------
@@ -494,7 +503,7 @@ async def profile(s: Services, conn: RoomConnection, msg: Profile) -> None:
     connection goes by the kept name (another device may have renamed it)."""
     reply = await s.records.profile(conn.player_id, conn.name)
     conn.name, conn.tag = reply["name"], reply.get("tag")
-    conn.send(dumps({"type": "profile", **reply}))
+    conn.send(frame(ProfileReply, **reply))
 
 
 async def rename(s: Services, conn: RoomConnection, msg: Rename) -> None:
@@ -515,7 +524,7 @@ async def recovery_code(s: Services, conn: RoomConnection, msg: RecoveryCode) ->
     conn.name, _ = await s.store.name_and_tag(conn.player_id, conn.name)
     code, token = await s.identities.new_code(conn.player_token)
     conn.player_token = token
-    conn.send(dumps({"type": "recovery_code", "code": code, "player": token}))
+    conn.send(frame(RecoveryCodeReply, code=code, player=token))
 
 
 async def recover(s: Services, conn: RoomConnection, msg: Recover) -> None:

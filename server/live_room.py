@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from protocol.codec import dumps
 from protocol.diff import Op
 from protocol.engine import Action, Match, seat_view
 from protocol.errors import (
@@ -30,6 +29,8 @@ from protocol.errors import (
     StoreUnavailable,
     UpgradeNeeded,
 )
+from protocol.frames import encoder, frame
+from protocol.messages import Error, Joined, KickedOut, Left, Patch, Rewound, Snapshot
 
 from .bots import BotRunner
 from .config import Settings
@@ -42,6 +43,9 @@ from .store.base import Event, Store, link
 from .tasks import Tasks
 
 log = logging.getLogger(__name__)
+#: The frames sent on every move, their encoders bound once.
+_PATCH = encoder(Patch)
+_SNAPSHOT = encoder(Snapshot)
 Decide = Callable[[Room], list[Event]]
 Viewer = int | None
 _RETRIES = 8
@@ -135,9 +139,7 @@ class LiveRoom:
             self._returned(seat)
         self.viewers.setdefault(seat, set()).add(conn)
         role = "spectator" if seat is None else "player"
-        conn.send(
-            dumps({"type": "joined", "room": self.code, "role": role, "seat": seat, "token": token})
-        )
+        conn.send(frame(Joined, room=self.code, role=role, seat=seat, token=token))
         doc = self._docs.get(seat)
         if doc is None:
             doc = self._docs[seat] = self.room.doc(seat)
@@ -163,9 +165,7 @@ class LiveRoom:
         if doc is None:
             doc = self._docs.get(conn.seat) or self.room.doc(conn.seat)
         conn.version = self.room.version
-        conn.send(
-            dumps({"type": "snapshot", "room": self.code, "version": conn.version, "doc": doc})
-        )
+        conn.send(_SNAPSHOT(room=self.code, version=conn.version, doc=doc))
 
     def detach(self, conn: RoomConnection, quiet: bool = False) -> None:
         """Forget ``conn``; start the away grace (unless ``quiet``) or the room expiry."""
@@ -200,7 +200,7 @@ class LiveRoom:
     def _kick_out(self, seat: int) -> None:
         """Send this process's connections of a kicked seat out of the room."""
         for conn in list(self.viewers.get(seat, ())):
-            conn.send(dumps({"type": "kicked", "room": self.code}))
+            conn.send(frame(KickedOut, room=self.code))
             self.detach(conn, quiet=True)
 
     # --- changing the room ------------------------------------------------------------
@@ -318,10 +318,10 @@ class LiveRoom:
                 closed = False
             # Closed by an administrator: "kicked", as the announcement (maybe still on its
             # way) says it; lost with the store's data: "left".
-            frame = dumps({"type": "kicked" if closed else "left", "room": self.code})
+            gone = frame(KickedOut if closed else Left, room=self.code)
             for conn in self.connections:
                 self.detach(conn, quiet=True)
-                conn.send(frame)
+                conn.send(gone)
             await self.context.forget(self.code)
             return
         self.after_change()
@@ -357,8 +357,8 @@ class LiveRoom:
             self.code,
             exc.params.get("format"),
         )
-        error = {"type": "error", "code": exc.code, "params": exc.params, "message": exc.message}
-        notice, left = dumps({**error, "seq": None}), dumps({"type": "left", "room": self.code})
+        notice = frame(Error, code=exc.code, params=exc.params, message=exc.message, seq=None)
+        left = frame(Left, room=self.code)
         for conn in self.connections:
             self.detach(conn, quiet=True)
             conn.send(notice)
@@ -417,9 +417,7 @@ class LiveRoom:
         self._timer_turn = None
         self._rebind()
         if rewound:
-            notice = dumps(
-                {"type": "rewound", "room": self.code, "from": before, "to": room.version}
-            )
+            notice = frame(Rewound, room=self.code, from_=before, to=room.version)
             for conn in self.connections:
                 conn.send(notice)
         self._resnapshot()
@@ -458,14 +456,13 @@ class LiveRoom:
                 now = room.seat_of_hash(conn.seat_hash)
                 if now is None:
                     self.detach(conn, quiet=True)
-                    conn.send(dumps({"type": "left", "room": self.code}))
+                    conn.send(frame(Left, room=self.code))
                     continue
                 conns.discard(conn)
                 conn.seat = now
                 self.viewers.setdefault(now, set()).add(conn)
                 conn.version = -1  # its document was another seat's: it gets a snapshot
-                joined = {"type": "joined", "room": self.code, "role": "player", "seat": now}
-                conn.send(dumps({**joined, "token": None}))
+                conn.send(frame(Joined, room=self.code, role="player", seat=now, token=None))
             if not conns and self.viewers.get(seat) is conns:
                 del self.viewers[seat]
                 self._docs.pop(seat, None)
@@ -518,25 +515,25 @@ class LiveRoom:
             ops = all_ops[viewer]
             # No room code: a connection is in one room at a time, and joined/left frame
             # its patches. No log when nothing happened worth telling.
-            base = {"type": "patch", "from": old_version, "to": new_version, "ops": ops}
+            fields: dict[str, Any] = {"from_": old_version, "to": new_version, "ops": ops}
             if lines:
-                base["log"] = lines
-            frame = None
+                fields["log"] = lines
+            shared = None
             if ops is not None:
-                frame = next((f for known, f in encoded if known is ops or known == ops), None)
-                if frame is None:
-                    frame = dumps(base)
-                    encoded.append((ops, frame))
+                shared = next((f for known, f in encoded if known is ops or known == ops), None)
+                if shared is None:
+                    shared = _PATCH(**fields)
+                    encoded.append((ops, shared))
             for conn in conns:
                 if ops is None or conn.version != old_version:
                     self.send_snapshot(conn, new_doc)
                     continue
                 conn.version = new_version
                 if conn is actor and seq is not None:
-                    conn.send(dumps({**base, "seq": seq}))
+                    conn.send(_PATCH(**fields, seq=seq))
                 else:
-                    assert frame is not None
-                    conn.send(frame)
+                    assert shared is not None
+                    conn.send(shared)
 
     # --- reacting: bots, timers, next hand, listing -------------------------------------
 

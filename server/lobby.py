@@ -13,10 +13,10 @@ import secrets
 import time
 from typing import Any
 
-from protocol.codec import dumps
 from protocol.engine import Options, new_match
 from protocol.errors import BadOptions, RoomFull, RoomNotFound
-from protocol.messages import Level, RoomOptions
+from protocol.frames import frame
+from protocol.messages import ChatLine, Level, Queued, RoomOptions
 from protocol.options_table import rule_values
 
 from .bots import BotRunner
@@ -166,11 +166,15 @@ class Lobby:
         if kind == "changed" and message.get("v", 0) > live.room.version:
             await live.catch_up()
         elif kind == "chat":
-            frame = dumps(
-                {"type": "chat", **{k: message[k] for k in ("room", "seat", "name", "text")}}
+            line = frame(
+                ChatLine,
+                room=message["room"],
+                seat=message["seat"],
+                name=message["name"],
+                text=message["text"],
             )
             for conn in live.connections:
-                conn.send(frame)
+                conn.send(line)
 
     async def drop(self, code: str) -> None:
         """Stop serving room ``code`` here (the store keeps it)."""
@@ -195,7 +199,7 @@ class Lobby:
         conn.queued_at = time.monotonic()
         self._waiting[ticket_id] = conn
         await self._store.queue_join(seats, ticket)
-        conn.send(dumps({"type": "queued", "seats": seats, "wait": self._settings.queue_wait}))
+        conn.send(frame(Queued, seats=seats, wait=self._settings.queue_wait))
         taken = await self._store.queue_take(seats, seats, seats)
         if taken:
             await self._form(seats, taken)

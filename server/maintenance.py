@@ -7,8 +7,9 @@ import logging
 from collections.abc import Collection
 from typing import Any
 
-from protocol.codec import dumps
 from protocol.errors import StoreUnavailable
+from protocol.frames import frame
+from protocol.messages import Status
 
 from .config import Settings
 from .live_room import RoomConnection
@@ -64,9 +65,9 @@ class Maintenance:
             if up != self.store_up:
                 self.store_up = up
                 log.warning("store %s", "reachable again" if up else "unreachable")
-                frame = dumps({"type": "status", "store": "up" if up else "down"})
+                status = frame(Status, store="up" if up else "down")
                 for conn in list(self._connections):
-                    conn.send(frame)
+                    conn.send(status)
             if answered:
                 try:
                     await self._store.heartbeat(

@@ -45,7 +45,30 @@ from protocol.errors import (
     SeatTaken,
     UpgradeNeeded,
 )
-from protocol.messages import RoomOptions
+from protocol.frames import data
+from protocol.messages import (
+    Away,
+    BotTook,
+    Configured,
+    Dealt,
+    Drew,
+    Ended,
+    HandOverEvent,
+    HostIs,
+    KickedSeat,
+    LeftSeat,
+    LockedRoom,
+    MatchOverEvent,
+    Moved,
+    MovedSeat,
+    Played,
+    RematchVote,
+    RoomOptions,
+    Sat,
+    Started,
+    TimedOut,
+    Took,
+)
 from protocol.options_table import room_values, rule_values
 
 from .store.base import Event, link
@@ -732,7 +755,7 @@ class Room:
         self.host = self.next_host(leaving)
         if self.host is None:
             return []
-        return [{"ev": "host", "seat": self.host}]
+        return [data(HostIs, seat=self.host)]
 
     def _on_sit(self, e: Event) -> list[Line]:
         seat = e["seat"]
@@ -749,21 +772,21 @@ class Room:
         )
         if self.host is None and e["kind"] == "human":
             self.host = seat
-        return [{"ev": "sat", "seat": seat, "name": e["name"], "bot": e.get("level")}]
+        return [data(Sat, seat=seat, name=e["name"], bot=e.get("level"))]
 
     def _on_move_seat(self, e: Event) -> list[Line]:
         a, b = e["from"], e["to"]
         self.seats[b], self.seats[a] = self.seats[a], None
         if self.host == a:
             self.host = b
-        return [{"ev": "moved_seat", "seat": b, "from": a}]
+        return [data(MovedSeat, seat=b, from_=a)]
 
     def _on_unseat(self, e: Event) -> list[Line]:
         seat = e["seat"]
         name = self._name(seat)
         lines = self._hand_over_host(seat)
         self.seats[seat] = None
-        return [{"ev": "left", "seat": seat, "name": name}, *lines]
+        return [data(LeftSeat, seat=seat, name=name), *lines]
 
     def _on_bot_takes(self, e: Event) -> list[Line]:
         seat = e["seat"]
@@ -775,7 +798,7 @@ class Room:
         name = old.name if old else f"Bot {seat + 1}"
         lines = self._hand_over_host(seat)
         self.seats[seat] = Seat(name=name, kind="bot", level=e["level"], since=self.version)
-        return [{"ev": "bot_took", "seat": seat, "name": name, "level": e["level"]}, *lines]
+        return [data(BotTook, seat=seat, name=name, level=e["level"]), *lines]
 
     def _on_kick(self, e: Event) -> list[Line]:
         seat = e["seat"]
@@ -794,11 +817,11 @@ class Room:
             self.seats[seat] = None
         else:
             self.seats[seat] = Seat(name=f"Bot {seat + 1}", kind="bot", level="heuristic")
-        return [{"ev": "kicked", "seat": seat, "name": name}, *lines]
+        return [data(KickedSeat, seat=seat, name=name), *lines]
 
     def _on_host(self, e: Event) -> list[Line]:
         self.host = e["seat"]
-        return [{"ev": "host", "seat": self.host}]
+        return [data(HostIs, seat=self.host)]
 
     def _on_ready(self, e: Event) -> list[Line]:
         s = self.seats[e["seat"]]
@@ -808,7 +831,7 @@ class Room:
 
     def _on_lock(self, e: Event) -> list[Line]:
         self.locked = e["locked"]
-        return [{"ev": "locked", "seat": self.host, "locked": self.locked}]
+        return [data(LockedRoom, seat=self.host, locked=self.locked)]
 
     def _on_configure(self, e: Event) -> list[Line]:
         self.settings = read_options(e)
@@ -817,7 +840,7 @@ class Room:
         for s in self.seats:
             if s is not None:
                 s.ready = False
-        return [{"ev": "configured", "seat": self.host}]
+        return [data(Configured, seat=self.host)]
 
     def _on_presence(self, e: Event) -> list[Line]:
         """A person's connection came or went; coming back ends their being away."""
@@ -831,7 +854,7 @@ class Room:
         if not seat.away:
             return []
         seat.away = False
-        return [{"ev": "away", "seat": e["seat"], "away": False}]
+        return [data(Away, seat=e["seat"], away=False)]
 
     def _on_away(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
@@ -842,7 +865,7 @@ class Room:
             seat.idle = 0
         else:
             self._stopping(e["seat"])
-        return [{"ev": "away", "seat": e["seat"], "away": seat.away}]
+        return [data(Away, seat=e["seat"], away=seat.away)]
 
     def _on_timeout(self, e: Event) -> list[Line]:
         seat = self.seats[e["seat"]]
@@ -850,16 +873,16 @@ class Room:
             return []
         seat.idle += 1
         self.expired = self.turn_key
-        lines: list[Line] = [{"ev": "timed_out", "seat": e["seat"]}]
+        lines: list[Line] = [data(TimedOut, seat=e["seat"])]
         if e["away"] and not seat.away:
             seat.away = True
             self._stopping(e["seat"])
-            lines.append({"ev": "away", "seat": e["seat"], "away": True})
+            lines.append(data(Away, seat=e["seat"], away=True))
         return lines
 
     def _on_vote(self, e: Event) -> list[Line]:
         self.votes.add(e["seat"])
-        return [{"ev": "rematch_vote", "seat": e["seat"]}]
+        return [data(RematchVote, seat=e["seat"])]
 
     def _on_rated(self, e: Event) -> list[Line]:
         if self.phase == "finished" and self._match_id() == e["match"]:
@@ -875,7 +898,7 @@ class Room:
         decks = (self.settings.decks or ()) if e.get("decks") else ()
         self.match = new_match(self.options, seed=e["seed"], decks=decks)
         dealer = self.match.position.dealer
-        return [{"ev": "started", "dealer": dealer, "rematch": True}]
+        return [data(Started, dealer=dealer, rematch=True)]
 
     def _new_match(self) -> None:
         self.deserters.clear()
@@ -890,13 +913,13 @@ class Room:
         s = self.settings
         self.match = new_match(self.options, seed=e["seed"], decks=s.decks or (), dealer=s.dealer)
         dealer = self.match.position.dealer
-        return [{"ev": "started", "dealer": dealer, "rematch": False}]
+        return [data(Started, dealer=dealer, rematch=False)]
 
     def _on_next(self, e: Event) -> list[Line]:
         assert self.match is not None
         self.match = self.match.next_hand()
         dealer = self.match.position.dealer
-        return [{"ev": "dealt", "dealer": dealer, "hand": self.match.hand_index + 1}]
+        return [data(Dealt, dealer=dealer, hand=self.match.hand_index + 1)]
 
     def _on_act(self, e: Event) -> list[Line]:
         assert self.match is not None
@@ -924,15 +947,15 @@ class Room:
         result = self.match.position.result
         if result is not None:
             lines.append(
-                {
-                    "ev": "hand_over",
-                    "out": result.out,
-                    "reason": result.reason,
-                    "penalties": list(result.penalties),
-                }
+                data(
+                    HandOverEvent,
+                    out=result.out,
+                    reason=result.reason,
+                    penalties=list(result.penalties),
+                )
             )
             if self.match.phase == "finished":
-                lines.append({"ev": "match_over", "winners": list(self.match.winners)})
+                lines.append(data(MatchOverEvent, winners=list(self.match.winners)))
         return lines
 
 
@@ -1015,15 +1038,15 @@ def _describe(seat: int, action: Action, before: Any, after: Match) -> list[Line
     ``took`` after a play whose emptied hand drew cards (``draw: until_playable``)."""
     taken = len(before.stock) - len(after.position.stock)
     if isinstance(action, Play):
-        played: Line = {"ev": "played", "seat": seat, "card": action.card, "pile": action.pile}
-        return [played, {"ev": "took", "seat": seat, "count": taken}] if taken else [played]
+        played = data(Played, seat=seat, card=action.card, pile=action.pile)
+        return [played, data(Took, seat=seat, count=taken)] if taken else [played]
     if isinstance(action, Move):
-        return [{"ev": "moved", "seat": seat, "from": action.src, "to": action.dst}]
+        return [data(Moved, seat=seat, from_=action.src, to=action.dst)]
     if isinstance(action, Draw):
-        return [{"ev": "took", "seat": seat, "count": taken}]
+        return [data(Took, seat=seat, count=taken)]
     if taken and after.options.draw == "end":
-        return [{"ev": "drew", "seat": seat}]
-    return [{"ev": "ended", "seat": seat}]
+        return [data(Drew, seat=seat)]
+    return [data(Ended, seat=seat)]
 
 
 __all__ = [

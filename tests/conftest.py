@@ -7,6 +7,10 @@ terminal summary: late imports there have hit a CPython 3.11 parser error
 
 import os
 
+# Every frame the server builds is validated against its model (protocol/frames.py); set
+# before anything imports protocol, and inherited by the servers the tests start.
+os.environ.setdefault("KC_CHECK_FRAMES", "1")
+
 import hypothesis  # noqa: F401
 import pytest
 

@@ -20,6 +20,8 @@ from .actions import (
     Play,
     action_from_text,
     action_from_wire,
+    move_of,
+    play_of,
 )
 from .cards import DECK, FITS_ON, fits, penalty
 from .deal import deal, shuffled_deck
@@ -60,9 +62,11 @@ __all__ = [
     "format_position",
     "is_legal",
     "legal_actions",
+    "move_of",
     "new_match",
     "parse_position",
     "penalty",
+    "play_of",
     "public_view",
     "replay",
     "seat_view",

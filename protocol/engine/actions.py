@@ -99,11 +99,11 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
     if kind == "play":
         card, pile = data.get("card"), data.get("pile")
         if isinstance(card, str) and isinstance(pile, str) and len(data) == 3:
-            return _play(card, pile)
+            return play_of(card, pile)
     elif kind == "move":
         src, dst = data.get("from"), data.get("to")
         if isinstance(src, str) and isinstance(dst, str) and len(data) == 3:
-            return _move(src, dst)
+            return move_of(src, dst)
     elif kind == "end_turn" and len(data) == 1:
         return END_TURN
     elif kind == "draw" and len(data) == 1:
@@ -123,18 +123,19 @@ def action_from_text(text: str) -> Action:
     left, sep, right = text.partition(">")
     if sep:
         if left in PILE_INDEX:
-            return _move(left, right)
+            return move_of(left, right)
         if left in CARDS:
-            return _play(left, right)
+            return play_of(left, right)
     raise BadAction(
         "Not an action: CARD>PILE, PILE>PILE, draw or end.", reason="not_an_action", text=text
     )
 
 
-def _play(card: str, pile: str) -> Play:
+def play_of(card: str, pile: str) -> Play:
     """The interned play when it names a real card and pile (rules compare by identity)."""
     return PLAYS.get(card, {}).get(pile) or Play(card, pile)
 
 
-def _move(src: str, dst: str) -> Move:
+def move_of(src: str, dst: str) -> Move:
+    """The interned pile move when it names real piles."""
     return MOVES.get(src, {}).get(dst) or Move(src, dst)

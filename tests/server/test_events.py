@@ -117,7 +117,9 @@ async def test_a_whole_match_sends_only_events_and_every_frame_fits_the_schema(
     kinds = set()
     for sent in recorder.sent:
         frame = sent.frame
-        decode_server(orjson.dumps(frame))  # every frame is a valid server message
+        model = decode_server(orjson.dumps(frame))  # every frame is a valid server message
+        # ... and exactly its model: the fields given, under their wire names, nothing else.
+        assert model.model_dump(mode="json", by_alias=True, exclude_unset=True) == frame
         for event in frame.get("log", []):
             EVENTS.validate_python(event)
             assert "text" not in event
