@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from protocol.engine import Options, new_match, seat_view
 
-from .levels import DEFAULT_BUDGET_MS, LEVELS, make_bot
+from .levels import ARENA_LEVELS, DEFAULT_BUDGET_MS, make_bot
 from .stats import bootstrap_mean, percentile, wilson
 
 
@@ -56,7 +56,7 @@ def play_game(game: Game) -> GameResult:
     options = Options(seats=len(game.levels), target=game.target)
     match = new_match(options, seed=game.seed)
     bots = [
-        make_bot(level, f"{game.seed}:{seat}", budget_ms=game.budget_ms)
+        make_bot(level, f"{game.seed}:{seat}", budget_ms=game.budget_ms, arena=True)
         for seat, level in enumerate(game.levels)
     ]
     out = GameResult(game.seed, game.candidate, game.levels)
@@ -264,7 +264,7 @@ def table(
 def main(argv: Sequence[str] | None = None) -> int:
     """``kings-corner arena``: play a duplicate run (or a table of runs) and report it."""
     parser = argparse.ArgumentParser(prog="kings-corner arena", description=__doc__)
-    parser.add_argument("--candidate", default="expert", choices=LEVELS)
+    parser.add_argument("--candidate", default="expert", choices=ARENA_LEVELS)
     parser.add_argument(
         "--opponents", default="heuristic", help="one level, or one per other seat, comma-separated"
     )
@@ -302,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, common: dict[str, Any]) -> int:
     if args.table:
         levels = [lv.strip() for lv in args.table.split(",") if lv.strip()]
-        unknown = [lv for lv in levels if lv not in LEVELS]
+        unknown = [lv for lv in levels if lv not in ARENA_LEVELS]
         if unknown:
             parser.error(f"unknown levels: {', '.join(unknown)}")
         text, summaries = table(levels, args.seats, args.matches, **common)
@@ -312,7 +312,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, common: dic
         print(text)
         return 0
     opponents = [lv.strip() for lv in args.opponents.split(",") if lv.strip()]
-    unknown = [lv for lv in opponents if lv not in LEVELS]
+    unknown = [lv for lv in opponents if lv not in ARENA_LEVELS]
     if unknown:
         parser.error(f"unknown levels: {', '.join(unknown)}")
     if len(opponents) not in (1, args.seats - 1):

@@ -14,6 +14,7 @@ from .evaluate import Weights
 from .human import SloppyBot
 from .search import SearchBot, SearchConfig
 from .simple import HeuristicBot, RandomBot
+from .tips import TipsBot
 
 #: The time a search level may spend on one turn unless told otherwise.
 DEFAULT_BUDGET_MS = 75.0
@@ -38,20 +39,28 @@ _SIMPLE: dict[str, Callable[[int | str | None], RememberingBot]] = {
 #: Every level, weakest first.
 LEVELS: tuple[str, ...] = ("random", "heuristic", "easy", "medium", "hard", "expert")
 
+#: Opponents the arena also accepts but rooms do not offer: ``tips`` follows the seed's tips
+#: in a plain order of its own, so a search level meets opponents it does not model exactly.
+ARENA_LEVELS: tuple[str, ...] = (*LEVELS, "tips")
+
+_ARENA_ONLY: dict[str, Callable[[int | str | None], RememberingBot]] = {"tips": TipsBot}
+
 
 def make_bot(
     level: str,
     seed: int | str | None = None,
     *,
     budget_ms: float | None = DEFAULT_BUDGET_MS,
+    arena: bool = False,
 ) -> RememberingBot:
     """A new bot of ``level``.
 
     The same seed gives the same decisions as long as the time budget does not cut a search
     short; ``budget_ms=None`` removes the clock (fully reproducible, same strength on any
-    machine). Raises :class:`~protocol.errors.BadOptions` for an unknown level.
+    machine). ``arena=True`` also accepts the arena-only levels (:data:`ARENA_LEVELS`).
+    Raises :class:`~protocol.errors.BadOptions` for an unknown level.
     """
-    simple = _SIMPLE.get(level)
+    simple = _SIMPLE.get(level) or (_ARENA_ONLY.get(level) if arena else None)
     if simple is not None:
         return simple(seed)
     config = CONFIGS.get(level)
@@ -92,4 +101,4 @@ def hint(view: Mapping[str, Any]) -> Action:
     return make_bot("expert", "hint").choose(view)
 
 
-__all__ = ["CONFIGS", "DEFAULT_BUDGET_MS", "LEVELS", "decide", "hint", "make_bot"]
+__all__ = ["ARENA_LEVELS", "CONFIGS", "DEFAULT_BUDGET_MS", "LEVELS", "decide", "hint", "make_bot"]
