@@ -6,6 +6,8 @@ Used by the ``heuristic`` bot directly and by the search bots to play the other 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .model import (
     EMPTY,
     FITS_ON_MASK,
@@ -93,16 +95,24 @@ def greedy_step(hand: int, piles: Piles) -> CardMove | None:
     return None
 
 
-def greedy_turn(hand: int, piles: Piles) -> tuple[int, Piles, list[CardMove]]:
-    """Follow :func:`greedy_step` until it ends the turn or the hand is empty."""
+def follow(
+    step_of: Callable[[int, Piles], CardMove | None], hand: int, piles: Piles
+) -> tuple[int, Piles, list[CardMove]]:
+    """Take ``step_of``'s actions until it ends the turn or the hand is empty; return the
+    hand and table left and the actions taken."""
     path: list[CardMove] = []
     while hand:
-        step = greedy_step(hand, piles)
+        step = step_of(hand, piles)
         if step is None:
             break
         hand, piles = do_move(hand, piles, step)
         path.append(step)
     return hand, piles, path
+
+
+def greedy_turn(hand: int, piles: Piles) -> tuple[int, Piles, list[CardMove]]:
+    """Follow :func:`greedy_step` until it ends the turn or the hand is empty."""
+    return follow(greedy_step, hand, piles)
 
 
 def greedy_play(hand: int, piles: list[int]) -> int:

@@ -8,8 +8,8 @@ from typing import Any
 from protocol.engine import Action, action_from_text
 
 from .base import Memory, PlanningBot, Seen, make_rng
-from .greedy import greedy_step
-from .model import CardMove, do_move
+from .greedy import greedy_turn
+from .model import CardMove
 
 
 class RandomBot:
@@ -41,16 +41,8 @@ class HeuristicBot(PlanningBot):
     level = "heuristic"
 
     def plan(self, seen: Seen) -> list[CardMove]:
-        hand, piles = seen.hand, seen.piles
-        path: list[CardMove] = []
-        while hand:
-            step = greedy_step(hand, piles)
-            if step is None:
-                break
-            hand, piles = do_move(hand, piles, step)
-            path.append(step)
         # The advice places every king it can, so ``kings_first`` never blocks the end.
-        return path
+        return greedy_turn(seen.hand, seen.piles)[2]
 
 
 __all__ = ["HeuristicBot", "RandomBot"]

@@ -13,6 +13,7 @@ It is offered to the arena only, not to rooms.
 from __future__ import annotations
 
 from .base import PlanningBot, Seen
+from .greedy import follow
 from .model import (
     EMPTY,
     FITS_ON_MASK,
@@ -24,7 +25,6 @@ from .model import (
     CardMove,
     Piles,
     cards_of,
-    do_move,
 )
 
 
@@ -74,19 +74,11 @@ class TipsBot(PlanningBot):
     level = "tips"
 
     def plan(self, seen: Seen) -> list[CardMove]:
-        hand, piles = seen.hand, seen.piles
-        ids = cards_of(hand)
+        ids = cards_of(seen.hand)
         self.rng.shuffle(ids)
         order = {card: k for k, card in enumerate(ids)}
-        path: list[CardMove] = []
-        while hand:
-            step = tips_step(hand, piles, order)
-            if step is None:
-                break
-            hand, piles = do_move(hand, piles, step)
-            path.append(step)
         # Kings go to open corners first, so ``kings_first`` never blocks the end.
-        return path
+        return follow(lambda hand, piles: tips_step(hand, piles, order), seen.hand, seen.piles)[2]
 
 
 __all__ = ["TipsBot", "tips_step"]
