@@ -122,7 +122,7 @@ def _pending(hand: int, king: float) -> float:
     return hand.bit_count() + king * (hand & KING_MASK).bit_count()
 
 
-def _ended(seen: Seen, hands: list[int], out: int, scoring: RoundScoring) -> float:
+def ended_value(seen: Seen, hands: list[int], out: int, scoring: RoundScoring) -> float:
     """The value of a hand that ends with ``out`` going out and the others holding ``hands``."""
     me = seen.seat
     seats = seen.seats
@@ -176,7 +176,7 @@ def play_round(
         left = greedy_play(hands[seat], table)
         if not left:
             hands[seat] = 0
-            return _ended(seen, hands, seat, scoring)
+            return ended_value(seen, hands, seat, scoring)
         if drawn < len(stock):
             left |= 1 << stock[drawn]
             drawn += 1
@@ -184,10 +184,17 @@ def play_round(
     left = greedy_play(hand, table)
     hands[me] = left
     if not left:
-        return _ended(seen, hands, me, scoring)
+        return ended_value(seen, hands, me, scoring)
     king = scoring.king
     others = sum(_pending(h, king) for s, h in enumerate(hands) if s != me) / (seats - 1)
     return scoring.pending * (others - _pending(left, king))
 
 
-__all__ = ["DEFAULT_SCORING", "RoundScoring", "World", "play_round", "sample_world"]
+__all__ = [
+    "DEFAULT_SCORING",
+    "RoundScoring",
+    "World",
+    "ended_value",
+    "play_round",
+    "sample_world",
+]
