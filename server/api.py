@@ -6,6 +6,9 @@
   action log); replaying it through the engine reproduces the match exactly
 - ``GET /api/matches/ID/replay``: the match step by step, as a first view and then one JSON
   Patch per step, with every hand shown (the match is over)
+- ``GET /api/matches/ID/review``: the coach's review of each person's turns (their three
+  costliest, with the better play, its cost and the tip's reason); ``202`` with
+  ``{"status": "pending"}`` until it is ready (docs/coach.md)
 - ``GET /api/players/ID/matches``: a player's finished matches, newest first
 
 A daily-deal match of the current UTC day is withheld until the day is over: its seed would
@@ -27,6 +30,7 @@ from protocol.engine.match import Match
 from protocol.errors import KingsCornerError
 
 from .records import Records, today
+from .reviews import Reviews
 
 Reply = tuple[HTTPStatus, dict[str, Any]]
 _ID = re.compile(r"^[A-Za-z0-9-]{1,40}$")
@@ -34,7 +38,7 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _BOARDS = ("daily", "alltime", "rating")
 
 
-async def handle(records: Records, request: Request) -> Reply:
+async def handle(records: Records, reviews: Reviews, request: Request) -> Reply:
     """Answer one ``/api/...`` request."""
     url = urllib.parse.urlsplit(request.path)
     query = dict(urllib.parse.parse_qsl(url.query))
@@ -62,6 +66,11 @@ async def handle(records: Records, request: Request) -> Reply:
                 return HTTPStatus.OK, record
             if parts[3] == "replay":
                 return HTTPStatus.OK, replay_frames(record)
+            if parts[3] == "review":
+                review = await reviews.get(record)
+                if review is None:
+                    return HTTPStatus.ACCEPTED, {"status": "pending", "retry_after": 2}
+                return HTTPStatus.OK, review
         if (
             len(parts) == 4
             and parts[1] == "players"

@@ -43,6 +43,7 @@ from .lobby import Lobby
 from .maintenance import Maintenance
 from .metrics import MeteredStore, Metrics
 from .records import Records
+from .reviews import Reviews
 from .routes import Routes
 from .sockets import Sockets
 from .store.base import Message, Store
@@ -70,7 +71,10 @@ class GameServer:
             settings.bot_workers, self.metrics, self.tasks, idle_class=settings.bot_idle_class
         )
         self.records = Records(settings, self.store)
-        self.lobby = Lobby(settings, self.store, self.bots, self.records, self.tasks, self.metrics)
+        self.reviews = Reviews(self.store, self.bots.pool, self.tasks)
+        self.lobby = Lobby(
+            settings, self.store, self.bots, self.records, self.reviews, self.tasks, self.metrics
+        )
         self.guard = JoinGuard(settings, self.metrics)
         self.maintenance = Maintenance(settings, self.store, self.lobby, self.connections)
         self.identities = Identities(self.store)
@@ -86,7 +90,13 @@ class GameServer:
         )
         self.sockets = Sockets(services, self.connections)
         self.routes = Routes(
-            settings, self.store, self.metrics, self.records, self.maintenance, self.tasks
+            settings,
+            self.store,
+            self.metrics,
+            self.records,
+            self.maintenance,
+            self.tasks,
+            self.reviews,
         )
         self.ws_server: Server | None = None
         self._maintenance: asyncio.Task[None] | None = None

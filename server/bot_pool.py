@@ -50,6 +50,7 @@ from typing import Any, TypeVar
 
 from protocol.bots import Memory, decide, follow_plan, hint
 from protocol.bots.levels import DEFAULT_BUDGET_MS
+from protocol.bots.review import review_hand
 from protocol.engine import Action
 
 from . import bot_boot
@@ -64,8 +65,8 @@ NICE = 10
 PER_WORKER = 2
 #: Threads when ``bot_workers`` is 0 (bots think in this process, as before worker processes).
 THREADS = 2
-#: Priorities: lower goes first.
-HINT, BOT = 0, 1
+#: Priorities: lower goes first. A review (the coach's, after a match) waits for every bot.
+HINT, BOT, REVIEW = 0, 1, 2
 #: Worker processes at the server's own priority for the decisions a person waits for
 #: (0: those go to the idle workers too, as before this pool). One was not enough for ten
 #: rooms of people against expert bots: their decisions queued behind each other, and a
@@ -315,6 +316,14 @@ class BotPool:
         waiting bot decisions."""
         return await self._run(self._urgent or self._idle, HINT, hint, view)
 
+    async def review_hand(
+        self, record: Mapping[str, Any], hand: int, seats: list[int]
+    ) -> dict[int, list[dict[str, Any]]]:
+        """The coach's judgement of ``seats``' decisions in hand ``hand`` of a finished match
+        (:func:`protocol.bots.review.review_hand`), in the idle workers behind every bot
+        decision: a review never delays a table."""
+        return await self._run(self._idle, REVIEW, review_hand, record, hand, seats)
+
     async def _ready(self, pool: _Workers) -> Executor:
         """``pool``'s executor; both pools start at the first decision. A pool whose worker
         died is started afresh at the next decision, whichever pool it asks."""
@@ -375,4 +384,4 @@ def _ignore_failure(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-__all__ = ["BOT", "HINT", "NICE", "URGENT_WORKERS", "BotPool", "BotSeat"]
+__all__ = ["BOT", "HINT", "NICE", "REVIEW", "URGENT_WORKERS", "BotPool", "BotSeat"]

@@ -23,7 +23,8 @@ from .bots import BotRunner
 from .config import Settings
 from .live_room import LiveRoom, RoomConnection, RoomContext
 from .metrics import Metrics
-from .records import Records
+from .records import Change, Person, Records
+from .reviews import Reviews
 from .room import Room, bot_seat_event, create_event, new_code, new_token
 from .store.base import Message, Store
 from .tasks import Tasks
@@ -40,6 +41,7 @@ class Lobby:
         store: Store,
         bots: BotRunner,
         records: Records,
+        reviews: Reviews,
         tasks: Tasks,
         metrics: Metrics,
     ) -> None:
@@ -48,9 +50,15 @@ class Lobby:
         self._bots = bots
         self._tasks = tasks
         self._metrics = metrics
-        self._context = RoomContext(
-            settings, store, bots, tasks, record=records.record_finished, forget=self.drop
-        )
+
+        async def record(
+            finished: dict[str, Any], people: list[Person], daily: dict[str, Any] | None
+        ) -> list[Change | None] | None:
+            changes = await records.record_finished(finished, people, daily)
+            reviews.start(finished)
+            return changes
+
+        self._context = RoomContext(settings, store, bots, tasks, record=record, forget=self.drop)
         self.rooms: dict[str, LiveRoom] = {}
         #: Loads in flight, one per code, shared by everyone asking meanwhile; each entry
         #: goes when its load ends, so codes that name no room leave nothing behind.

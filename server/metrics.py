@@ -364,6 +364,8 @@ class MeteredStore:
     # RecordStore
     save_match = _timed(RecordStore.save_match)
     get_match = _timed(RecordStore.get_match)
+    save_review = _timed(RecordStore.save_review)
+    get_review = _timed(RecordStore.get_review)
     player_matches = _timed(RecordStore.player_matches)
     claim_daily = _timed(RecordStore.claim_daily)
     record_daily = _timed(RecordStore.record_daily)

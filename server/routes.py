@@ -26,6 +26,7 @@ from .config import Settings
 from .maintenance import Maintenance
 from .metrics import Metrics
 from .records import Records
+from .reviews import Reviews
 from .store.base import Store
 from .tasks import Tasks
 
@@ -55,11 +56,13 @@ class Routes:
         records: Records,
         maintenance: Maintenance,
         tasks: Tasks,
+        reviews: Reviews,
     ) -> None:
         self._settings = settings
         self._store = store
         self._metrics = metrics
         self._records = records
+        self._reviews = reviews
         self._maintenance = maintenance
         self._tasks = tasks
 
@@ -97,7 +100,7 @@ class Routes:
         if path == "/metrics":
             return response(HTTPStatus.OK, self._metrics.render(), CONTENT_TYPE_LATEST)
         if path.startswith("/api/"):
-            status, payload = await api.handle(self._records, request)
+            status, payload = await api.handle(self._records, self._reviews, request)
             return response(status, dumps(payload), "application/json")
         if path.startswith("/admin/"):
             status, payload = await admin.handle(self._settings, self._store, request)

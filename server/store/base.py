@@ -228,6 +228,14 @@ class RecordStore(Protocol):
         """Ids of the player's finished matches, newest first."""
         ...
 
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        """Keep the coach's review of a kept match (computed once: the same every time)."""
+        ...
+
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        """The kept review of a match, if one is kept."""
+        ...
+
     async def claim_daily(self, day: str, player: str) -> bool:
         """True the first time ``player`` starts the ranked daily of ``day``; False after."""
         ...

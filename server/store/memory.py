@@ -60,6 +60,7 @@ class MemoryStore:
         self._closed: dict[str, float] = {}  # room code -> when its closed mark lapses
         self._secrets: dict[str, str] = {}
         self._matches: dict[str, dict[str, Any]] = {}
+        self._reviews: dict[str, dict[str, Any]] = {}
         self._histories: dict[str, list[str]] = {}
         self._claims: dict[str, set[str]] = {}
         self._daily: dict[str, dict[str, dict[str, Any]]] = {}
@@ -236,6 +237,12 @@ class MemoryStore:
 
     async def player_matches(self, player: str, limit: int = 50) -> list[str]:
         return self._histories.get(player, [])[:limit]
+
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        self._reviews[match_id] = review
+
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        return self._reviews.get(match_id)
 
     async def claim_daily(self, day: str, player: str) -> bool:
         claims = self._claims.setdefault(day, set())

@@ -148,6 +148,8 @@ async def test_todays_daily_match_is_withheld_until_the_day_is_over(
     assert status == 403 and "seed" not in payload
     status, _ = await asyncio.to_thread(get, server, f"/api/matches/{match_id}/replay")
     assert status == 403
+    status, _ = await asyncio.to_thread(get, server, f"/api/matches/{match_id}/review")
+    assert status == 403
 
 
 async def test_the_api_refuses_bad_requests(server: GameServer) -> None:

@@ -27,6 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "server.maintenance",
         "server.live_room",
         "server.records",
+        "server.reviews",
         "server.identity",
         "server.bots",
     ),

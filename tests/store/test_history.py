@@ -30,6 +30,14 @@ class TestRecordStore:
         assert await store.player_matches("p1", limit=1) == ["ROOM01-2"]
         assert await store.player_matches("nobody") == []
 
+    async def test_a_review_is_kept_beside_its_match(self, store: RecordStore) -> None:
+        assert await store.get_review("ROOM01-1") is None
+        review = {"match": "ROOM01-1", "seats": [None, {"seat": 1, "costliest": []}]}
+        await store.save_review("ROOM01-1", review)
+        assert await store.get_review("ROOM01-1") == review
+        assert await store.get_review("ROOM01-2") is None
+        assert await store.get_match("ROOM01-1") is None  # a review is not a match
+
     async def test_the_ranked_daily_is_claimed_once_per_player_and_day(
         self, store: RecordStore
     ) -> None:

@@ -31,6 +31,15 @@ class Records(RedisCore):
             raw = await self._redis.get(f"{self.prefix}:{{match:{match_id}}}")
         return None if raw is None else dict(orjson.loads(raw))
 
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        with reachable():
+            await self._redis.set(f"{self.prefix}:{{match:{match_id}}}:review", dump(review))
+
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        with reachable():
+            raw = await self._redis.get(f"{self.prefix}:{{match:{match_id}}}:review")
+        return None if raw is None else dict(orjson.loads(raw))
+
     async def player_matches(self, player: str, limit: int = 50) -> list[str]:
         with reachable():
             ids = await self._redis.lrange(
