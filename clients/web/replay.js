@@ -44,9 +44,9 @@ export function replayId() {
   return R.id;
 }
 
-/** Load match ``id`` and show its first step. ``daily`` (when known) spares a request the
- * server would refuse. */
-export async function openReplay(id, daily = null) {
+/** Load match ``id`` and show its first step (or step ``step``). ``daily`` (when known)
+ * spares a request the server would refuse. */
+export async function openReplay(id, daily = null, step = null) {
   stop();
   R.id = id;
   R.data = null;
@@ -86,6 +86,7 @@ export async function openReplay(id, daily = null) {
     }
   }
   R.status = status;
+  if (status === "ready" && step !== null) R.at = Math.max(0, Math.min(last(), step));
   renderReplay();
   if (status === "ready") $("replay-next").focus();
 }
@@ -116,6 +117,11 @@ function goTo(position) {
   R.at = Math.max(0, Math.min(last(), position));
   if (R.at === last()) stop();
   renderReplay();
+}
+
+/** Show step ``position`` of the replay open now (the address named a step). */
+export function showStep(position) {
+  goTo(position);
 }
 
 /** The hand (index into ``hands``) the step at ``position`` belongs to. */

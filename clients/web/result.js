@@ -2,6 +2,7 @@
 // the penalties and totals, and what comes next (next hand, rematch, replay, leaderboards).
 
 import { cardFace, cardName } from "./cards.js";
+import { renderCoach } from "./coach.js";
 import { send } from "./connection.js";
 import { game, seatName } from "./doc.js";
 import { $, el } from "./dom.js";
@@ -120,6 +121,7 @@ export function renderOverlay() {
     noteText = `${noteText} ${t("result.replay_later", { time: dayEnds() })}`.trim();
   }
   $("result-note").textContent = noteText;
+  renderCoach(key, finished && seated && !replayLater);
   if (show && S.overlayFor !== key) {
     S.overlayFor = key;
     let primary = $("view-table");

@@ -91,6 +91,7 @@ export const S = {
   boardTab: "daily",
   boards: { daily: null, alltime: null, rating: null },
   matches: null,
+  findCoach: null, // {room, totals, tries}: looking for the match the coach reviews
   findReplay: null, // {room, totals, tries}: looking for the match that just ended
   replayDaily: {}, // match id -> its daily {day, ranked} or null, to spare refused requests
   notice: null, // {key, vars}: a message kept in the lobby until dismissed

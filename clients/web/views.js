@@ -3,12 +3,13 @@
 // "Back" or Escape returns. The leaderboards and "My matches" are drawn here, the replay
 // viewer in replay.js.
 
+import { coachMatches } from "./coach.js";
 import { send } from "./connection.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { leaderboardTable, matchList, standing } from "./lists.js";
 import { SETTLES_AFTER, matchesText } from "./rating.js";
-import { closeReplay, openReplay, replayId, todayUtc, wireReplay } from "./replay.js";
+import { closeReplay, openReplay, replayId, showStep, todayUtc, wireReplay } from "./replay.js";
 import { S, render } from "./state.js";
 import { toast } from "./toasts.js";
 
@@ -17,7 +18,8 @@ export const VIEWS = ["boards", "matches", "replay"];
 
 const ROUTES = { leaderboards: "boards", matches: "matches" };
 
-const REPLAY_RE = /^replay\/([A-Za-z0-9-]{1,40})$/;
+// #replay/ID, or #replay/ID/STEP to open it at a step (the coach's "Replay this turn").
+const REPLAY_RE = /^replay\/([A-Za-z0-9-]{1,40})(?:\/(\d{1,5}))?$/;
 
 function parseHash() {
   let hash = "";
@@ -26,10 +28,12 @@ function parseHash() {
   } catch {
     hash = "";
   }
-  if (ROUTES[hash]) return { view: ROUTES[hash], arg: null };
+  if (ROUTES[hash]) return { view: ROUTES[hash], arg: null, step: null };
   const replay = REPLAY_RE.exec(hash);
-  if (replay) return { view: "replay", arg: replay[1] };
-  return { view: null, arg: null };
+  if (replay) {
+    return { view: "replay", arg: replay[1], step: replay[2] ? Number(replay[2]) : null };
+  }
+  return { view: null, arg: null, step: null };
 }
 
 /** Keep ?room= in the address in step with the room this tab is in. */
@@ -42,7 +46,7 @@ function syncRoomParam() {
 
 /** Show what the address asks for; views ask the server for their rows when they open. */
 export function route() {
-  const { view, arg } = parseHash();
+  const { view, arg, step } = parseHash();
   const before = S.view;
   S.view = view;
   syncRoomParam();
@@ -51,7 +55,8 @@ export function route() {
     S.matches = null;
     send({ type: "my_matches" });
   }
-  if (view === "replay" && replayId() !== arg) openReplay(arg, S.replayDaily[arg] || null);
+  if (view === "replay" && replayId() !== arg) openReplay(arg, S.replayDaily[arg] || null, step);
+  else if (view === "replay" && step !== null) showStep(step);
   if (view !== "replay" && replayId() !== null) closeReplay();
   render();
   if (view && view !== before) {
@@ -109,6 +114,7 @@ function sameTotals(a, b) {
 export function onMatches(frame) {
   S.matches = Array.isArray(frame.matches) ? frame.matches : [];
   for (const match of S.matches) S.replayDaily[match.id] = match.daily || null;
+  coachMatches(S.matches);
   const wanted = S.findReplay;
   if (wanted) {
     // Newest first: the match that just ended in this room, with the totals it ended on.
