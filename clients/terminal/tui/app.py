@@ -264,10 +264,12 @@ class KingsCornerApp(App[int]):
     def open_matches(self) -> None:
         self.push_screen(MatchesScreen(self.client, self.look))
 
-    def open_replay(self, match_id: str) -> None:
-        self.run_worker(self._replay(match_id), exclusive=True, group="replay")
+    def open_replay(self, match_id: str, step: int | None = None) -> None:
+        """Open the replay of ``match_id``: at ``step`` (the coach's turns), else at the hand
+        asked for on the command line, else at the start."""
+        self.run_worker(self._replay(match_id, step), exclusive=True, group="replay")
 
-    async def _replay(self, match_id: str) -> None:
+    async def _replay(self, match_id: str, step: int | None = None) -> None:
         try:
             record = await asyncio.to_thread(fetch_record, self.client.url, match_id)
             replay = build(record)
@@ -279,6 +281,8 @@ class KingsCornerApp(App[int]):
         start = 0
         if self.replay_hand is not None and 1 <= self.replay_hand <= len(replay.hand_starts):
             start = replay.hand_starts[self.replay_hand - 1]
+        if step is not None:
+            start = max(0, min(step, replay.last))
         screen = ReplayScreen(replay, self.look, start)
         if self.replay_only:
             await self.push_screen(screen, lambda _: self.exit(0))

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
+from clients.terminal.coach import TurnLines
 from clients.terminal.render import plate, rating_lines, seat_name, sorted_hand
 from clients.words import describe_event
 from protocol.options_table import summary_words
@@ -65,11 +66,34 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
     return out
 
 
-def result_text(doc: Doc, me: int | None, look: Look) -> Text:
+def coach_text(state: str, turns: list[TurnLines], look: Look) -> Text:
+    """The coach's section of the match's result: the title, then the review's state
+    (``pending``, ``failed``) or each costly turn numbered with the key that replays it
+    (none: the coach found nothing)."""
+    lang = look.lang
+    out = Text()
+    out.append(t(lang, "coach.title") + "\n", "bold underline")
+    if state in ("pending", "failed"):
+        out.append(t(lang, f"coach.{state}") + "\n", "dim" if state == "pending" else "")
+        return out
+    if not turns:
+        out.append(t(lang, "coach.none") + "\n")
+        return out
+    for number, turn in enumerate(turns, start=1):
+        out.append(f"{number} ", "bold reverse")
+        out.append(" " + look.text(turn.where) + "\n", "bold")
+        for line in turn.lines():
+            out.append("  " + look.text(line) + "\n")
+    keys = "coach_key" if len(turns) == 1 else "coach_keys"
+    out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
+    return out
+
+
+def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None) -> Text:
     """The end of a hand (who went out, each penalty with the cards left, now public) and
     the scores hand by hand. At the end of the match the winners, the ratings (yours first,
-    or why the match changes none) and the rematch keys come first: the hand's details
-    below are what a short terminal cuts."""
+    or why the match changes none), the rematch keys and the ``coach``'s section come
+    first: the hand's details below are what a short terminal cuts (the panel scrolls)."""
     lang = look.lang
     room, game = doc["room"], doc["game"]
     result = game.get("result")
@@ -86,6 +110,9 @@ def result_text(doc: Doc, me: int | None, look: Look) -> Text:
             votes = [seat_name(doc, i) for i in room.get("rematch") or []]
             if votes:
                 out.append(t(lang, "votes", names=", ".join(votes)) + "\n", "dim")
+        if coach is not None:
+            out.append("\n")
+            out.append_text(coach)
         out.append("\n")
     if result is not None:
         if result["reason"] == "emptied" and result["out"] is not None:
@@ -116,4 +143,4 @@ def result_text(doc: Doc, me: int | None, look: Look) -> Text:
     return out
 
 
-__all__ = ["describe", "options_line", "result_text", "seat_name", "waiting_text"]
+__all__ = ["coach_text", "describe", "options_line", "result_text", "seat_name", "waiting_text"]
