@@ -227,10 +227,14 @@ def costliest(
 
 
 def coach_lines(
-    entry: Mapping[str, Any] | None, lang: str = "en", card: Card = _plain
+    entry: Mapping[str, Any] | None,
+    lang: str = "en",
+    card: Card = _plain,
+    replay: Callable[[TurnLines], str] | None = None,
 ) -> list[str]:
     """The coach's section for one seat's review: the title, then each costly turn
-    numbered (its where, then its lines indented); ``coach.none`` when there is none."""
+    numbered (its where, then its lines indented, and ``replay``'s line for it when
+    given); ``coach.none`` when there is none."""
     words = texts(lang)
     out = [words["coach.title"]]
     turns = costliest(entry, lang, card)
@@ -240,6 +244,8 @@ def coach_lines(
     for number, turn in enumerate(turns, start=1):
         out.append(f"{number}. {turn.where}")
         out.extend(f"   {line}" for line in turn.lines())
+        if replay is not None:
+            out.append(f"   {replay(turn)}")
     return out
 
 

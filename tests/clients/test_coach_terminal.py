@@ -14,6 +14,7 @@ from textual.app import App
 
 from clients.i18n import texts
 from clients.net import GameClient
+from clients.terminal import replay as replay_module
 from clients.terminal.app import TerminalClient
 from clients.terminal.coach import (
     CoachError,
@@ -66,7 +67,13 @@ REVIEW: dict[str, Any] = {
     "worlds": 16,
     "threshold": 0.5,
     "seats": [
-        {"seat": 0, "turns": 12, "mistakes": 3, "lost": 5.3, "costliest": [COSTLY, NOTHING_PLAYED, ENDED]},
+        {
+            "seat": 0,
+            "turns": 12,
+            "mistakes": 3,
+            "lost": 5.3,
+            "costliest": [COSTLY, NOTHING_PLAYED, ENDED],
+        },
         None,
         {"seat": 2, "turns": 9, "mistakes": 0, "lost": 0.1, "costliest": []},
         None,
@@ -148,7 +155,9 @@ class Table(App[None]):
         self.opened: list[tuple[str, int | None]] = []
         self.record = record_of(played_match())
 
-    async def review(self, client: GameClient, doc: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    async def review(
+        self, client: GameClient, doc: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
         await self.gate.wait()
         return "ABCDEF-1", REVIEW
 
@@ -177,6 +186,11 @@ async def test_the_result_shows_the_costly_turns_and_1_to_3_replay_them() -> Non
         assert "1 Hand 2, your hand: K♠ 3♣ 7♦" in flat, text_of(app)
         assert "Better: K♠→NE" in flat
         app.save_screenshot("coach-80x24.svg", "test-artifacts/terminal")
+        # The result is longer than the panel: the arrows scroll it (the keys stay theirs).
+        middle = app.screen.query_one("#middle")
+        await pilot.press("down", "down")
+        await wait_for(pilot, lambda: middle.scroll_y > 0, "the result scrolled")
+        await pilot.press("up", "up")
         await pilot.press("2")
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         assert app.opened == [("ABCDEF-1", 4)]
@@ -187,3 +201,84 @@ async def test_the_result_shows_the_costly_turns_and_1_to_3_replay_them() -> Non
         await pilot.press("3")
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         assert app.opened[-1] == ("ABCDEF-1", 9)
+
+
+async def test_a_daily_deal_and_a_failed_review() -> None:
+    client = GameClient("ws://127.0.0.1:9/", "Ana")
+    client.seat, client.room = 0, "ABCDEF"
+    client.doc = finished_doc(**rated(None))
+
+    async def broken(client: GameClient, doc: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        raise CoachError("no")
+
+    class Broken(App[None]):
+        async def on_mount(self) -> None:
+            await self.push_screen(GameScreen(client, LOOK, review=broken))
+
+    app = Broken()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "could not be loaded" in left_panel(app), "the failure")
+        await pilot.press("1")
+        assert isinstance(app.screen, GameScreen)
+        screen = app.screen
+        client.doc = finished_doc(daily={"day": "2026-12-04", "ranked": True})
+        screen.refresh_view()
+        await pilot.pause(0.05)
+        assert "costliest" not in left_panel(app)
+
+
+# --- the line mode --------------------------------------------------------------------------
+
+
+async def test_the_line_mode_prints_the_turns_after_the_result_and_on_coach() -> None:
+    lines: list[str] = []
+    client = GameClient("ws://127.0.0.1:9/", "Ana")
+    client.seat, client.room = 0, "ABCDEF"
+    gate = asyncio.Event()
+    asked: list[str] = []
+
+    async def review(client: GameClient, doc: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        asked.append(doc["room"]["code"])
+        await gate.wait()
+        return "ABCDEF-1", REVIEW
+
+    app = TerminalClient(client, write=lines.append, review=review)
+    client.doc = finished_doc(**rated(None))
+    app.show_updates()
+    assert "Match over: Bot 2 won." in lines[-2]
+    assert lines[-1] == "The coach is looking at your turns…"
+    assert app.coach() == "The coach is looking at your turns…"
+    app.show_updates()
+    await asyncio.sleep(0.01)
+    assert asked == ["ABCDEF"]  # fetched once
+    gate.set()
+    async with asyncio.timeout(5):
+        while "three costliest" not in lines[-1]:
+            await asyncio.sleep(0.01)
+    text = lines[-1]
+    assert text.startswith("Your three costliest turns\n1. Hand 2, your hand: K♠ 3♣ 7♦\n")
+    assert "   You played: 7♦→N, N→W\n   Better: K♠→NE\n" in text
+    assert "   About 3.2 penalty points saved; chance to win 20% → 35%.\n" in text
+    assert "   A king costs 10 in your hand: K♠ goes onto the empty NE.\n" in text
+    url = "http://127.0.0.1:9"
+    assert f"   Replay this turn: kings-corner replay ABCDEF-1 --step 17 --url {url}\n" in text
+    assert text.endswith(f"--step 9 --url {url}")
+    assert await app.handle("coach") and lines[-1] == text
+    # A rematch forgets it.
+    doc = finished_doc(**rated(None))
+    doc["game"]["phase"] = "playing"
+    client.doc = doc
+    app.show_updates()
+    assert app.coach() == "The coach reviews your turns once a match is over."
+
+
+def test_the_replay_command_line_starts_at_a_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = record_of(played_match())
+    monkeypatch.setattr(replay_module, "fetch_record", lambda url, match_id: record)
+    out: list[str] = []
+    argv = ["ABCDEF-1", "--step", "5", "--ascii"]
+    assert replay_module.main(argv, read_line=lambda: None, write=out.append) == 0
+    assert " · step 5 of " in out[-1]
+    argv = ["ABCDEF-1", "--step", "100000", "--ascii"]
+    assert replay_module.main(argv, read_line=lambda: None, write=out.append) == 0
+    assert f" · step {build(record).last} of " in out[-1]

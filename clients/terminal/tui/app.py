@@ -49,6 +49,7 @@ class KingsCornerApp(App[int]):
         replay_id: str | None = None,
         replay_only: bool = False,
         replay_hand: int | None = None,
+        replay_step: int | None = None,
         fill: str = "hard",
     ) -> None:
         super().__init__()
@@ -58,6 +59,7 @@ class KingsCornerApp(App[int]):
         self.replay_id = replay_id
         self.replay_only = replay_only
         self.replay_hand = replay_hand
+        self.replay_step = replay_step
         self.terminal = TerminalClient(client, write=self._ignore, tokens=tokens, fill=fill)
         self.game_screen: GameScreen | None = None
         self.lobby = LobbyScreen(client.name)
@@ -75,7 +77,7 @@ class KingsCornerApp(App[int]):
     async def on_mount(self) -> None:
         await self.push_screen(self.lobby)
         if self.replay_only and self.replay_id is not None:
-            self.open_replay(self.replay_id)
+            self.open_replay(self.replay_id, self.replay_step)
             return
         if self.client.ws is None:
             try:

@@ -15,7 +15,7 @@ from typing import Any, Protocol, cast, get_args
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key
 from textual.message import Message
 from textual.screen import Screen
@@ -76,7 +76,8 @@ class GameScreen(Screen[None]):
     .pile.chosen { border: double $warning; }
     .stock { content-align: center middle; height: 1fr; color: $text-muted; }
     #middle { height: 1fr; min-height: 12; padding: 0 1; border: round $secondary;
-              overflow-y: auto; scrollbar-size: 1 1; }
+              scrollbar-size: 1 1; }
+    #middletext { height: auto; }
     #hand { height: 4; border: round $accent; padding: 0 1; }
     #status { height: 2; padding: 0 1; }
     #seats { height: auto; max-height: 10; border: round $secondary; padding: 0 0; }
@@ -132,7 +133,8 @@ class GameScreen(Screen[None]):
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield TableView(id="table")
-                yield Static(id="middle")
+                with VerticalScroll(id="middle"):
+                    yield Static(id="middletext")
                 yield HandView(id="hand")
                 yield Static(id="status")
             with Vertical(id="right"):
@@ -209,10 +211,10 @@ class GameScreen(Screen[None]):
         self.query_one("#top", Static).update(Text(top, overflow="ellipsis"))
 
         table = self.query_one("#table", TableView)
-        middle = self.query_one("#middle", Static)
+        middle = self.query_one("#middletext", Static)
         playing = game is not None and game["phase"] == "playing"
         table.display = playing
-        middle.display = not playing
+        self.query_one("#middle", VerticalScroll).display = not playing
         legal = self.legal()
         if game is None:
             middle.update(waiting_text(doc, me, look, self.online))
@@ -263,7 +265,9 @@ class GameScreen(Screen[None]):
             self.coach = Coach()
             self.run_worker(self._fetch_review(doc), exclusive=True, group="coach")
         coach = self.coach
-        return coach_text(coach.state, coach.turns or [], self.look)
+        # Wrapped here, so that a wrapped line keeps its indent (a scroll bar may take one).
+        width = self.query_one("#middle", VerticalScroll).content_size.width - 1
+        return coach_text(coach.state, coach.turns or [], self.look, max(width, 20))
 
     async def _fetch_review(self, doc: Mapping[str, Any]) -> None:
         coach = self.coach
@@ -519,7 +523,7 @@ class GameScreen(Screen[None]):
             if game["phase"] == "finished" and ch in ("1", "2", "3"):
                 return self.open_costly_turn(int(ch))
             if game["phase"] == "finished" and key in ("up", "down", "pageup", "pagedown"):
-                middle = self.query_one("#middle", Static)
+                middle = self.query_one("#middle", VerticalScroll)
                 step = {"up": -1, "down": 1, "pageup": -5, "pagedown": 5}[key]
                 middle.scroll_relative(y=step, animate=False)
                 return True

@@ -4,6 +4,7 @@ viewer's document."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,10 +67,11 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
     return out
 
 
-def coach_text(state: str, turns: list[TurnLines], look: Look) -> Text:
+def coach_text(state: str, turns: list[TurnLines], look: Look, width: int = 0) -> Text:
     """The coach's section of the match's result: the title, then the review's state
-    (``pending``, ``failed``) or each costly turn numbered with the key that replays it
-    (none: the coach found nothing)."""
+    (``pending``, ``failed``) or the keys that replay a turn and each costly turn
+    numbered, its lines indented (wrapped to ``width`` with the indent kept, when given);
+    none: the coach found nothing."""
     lang = look.lang
     out = Text()
     out.append(t(lang, "coach.title") + "\n", "bold underline")
@@ -79,14 +81,26 @@ def coach_text(state: str, turns: list[TurnLines], look: Look) -> Text:
     if not turns:
         out.append(t(lang, "coach.none") + "\n")
         return out
-    for number, turn in enumerate(turns, start=1):
-        out.append(f"{number} ", "bold reverse")
-        out.append(" " + look.text(turn.where) + "\n", "bold")
-        for line in turn.lines():
-            out.append("  " + look.text(line) + "\n")
     keys = "coach_key" if len(turns) == 1 else "coach_keys"
     out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
+    for number, turn in enumerate(turns, start=1):
+        out.append(f"{number}", "bold reverse")
+        out.append(_wrapped(" " + look.text(turn.where), width, " ", 1) + "\n", "bold")
+        for line in turn.lines():
+            out.append(_wrapped("  " + look.text(line), width, "  ") + "\n")
     return out
+
+
+def _wrapped(line: str, width: int, indent: str, taken: int = 0) -> str:
+    """``line`` wrapped to ``width`` (none when 0), its later lines indented by ``indent``;
+    ``taken`` columns of its first line are already used."""
+    if width <= 0 or len(line) + taken <= width:
+        return line
+    wrapper = textwrap.TextWrapper(
+        width=width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True
+    )
+    first, *rest = wrapper.wrap("x" * taken + line)
+    return "\n".join([first[taken:], *rest])
 
 
 def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None) -> Text:
