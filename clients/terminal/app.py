@@ -331,7 +331,8 @@ class TerminalClient:
 
     def _coach_check(self) -> None:
         """Once a match is over, a seated player gets the coach's review of their turns
-        (fetched in the background, printed when it comes); a new match forgets it. Not
+        (fetched in the background, printed when it comes, after the result and the
+        ratings: ``coach`` says it is coming meanwhile); a new match forgets it. Not
         for today's daily deal: it is reviewed (as replayed) once the day is over."""
         client = self.client
         doc = client.doc
@@ -352,7 +353,6 @@ class TerminalClient:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # shown without a running loop (tests of the words): no fetching
-        self.write(texts(self.style.lang)["coach.pending"])
         self._coach_task = loop.create_task(self._coach(doc))
 
     async def _coach(self, doc: dict[str, Any]) -> None:

@@ -6,7 +6,9 @@ at that turn; and printed by the line mode."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,7 +33,14 @@ from clients.terminal.tui.look import Look
 from clients.terminal.tui.replayview import ReplayScreen
 from clients.words import describe_reason
 from tests.clients.test_replay import played_match, record_of
-from tests.clients.test_tui_ratings import finished_doc, left_panel, rated, text_of, wait_for
+from tests.clients.test_tui_ratings import (
+    PLACED,
+    finished_doc,
+    left_panel,
+    rated,
+    text_of,
+    wait_for,
+)
 
 COSTLY: dict[str, Any] = {
     "hand": 1,
@@ -172,25 +181,47 @@ class Table(App[None]):
 async def test_the_result_shows_the_costly_turns_and_1_to_3_replay_them() -> None:
     client = GameClient("ws://127.0.0.1:9/", "Ana")
     client.seat, client.room = 0, "ABCDEF"
-    client.doc = finished_doc(**rated(None))
+    client.doc = finished_doc(**rated(PLACED))
     gate = asyncio.Event()
     app = Table(client, LOOK, gate)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: "three costliest" in text_of(app), "the coach")
-        assert texts("en")["coach.pending"] in left_panel(app)
+        await wait_for(pilot, lambda: "Match over" in text_of(app), "the result")
+        # The result comes first, whole, as before; the keys line says the coach is below.
+        assert re.search(r"total\s+2\s+0\s+1\s+12", text_of(app)), text_of(app)
+        assert "r rematch · ↓ coach · c chat" in text_of(app)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        middle = screen.query_one("#middle")
+
+        def coach_on_top() -> bool:
+            return left_panel(app).startswith("Your three costliest turns")
+
+        async def scroll_to_coach() -> None:
+            for _ in range(40):  # the arrows scroll the result (the keys stay theirs)
+                if coach_on_top():
+                    return
+                await pilot.press("down")
+            raise AssertionError(text_of(app))
+
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: middle.scroll_y > 0, "the result scrolled")
+        assert texts("en")["coach.pending"] in left_panel(app), text_of(app)
         await pilot.press("1")  # nothing to replay yet
         assert app.opened == []
         gate.set()
-        await wait_for(pilot, lambda: "You played: 7♦→N" in left_panel(app), "the turns")
+        await wait_for(
+            pilot, lambda: screen.coach is not None and screen.coach.state == "ready", "the review"
+        )
+        await pilot.press("pageup", "pageup", "pageup")
+        await wait_for(pilot, lambda: middle.scroll_y == 0, "the top again")
+        await scroll_to_coach()
         flat = left_panel(app)
+        assert "Keys 1\u20133: replay that turn · ↑↓ scroll" in flat, text_of(app)
         assert "1 Hand 2, your hand: K♠ 3♣ 7♦" in flat, text_of(app)
-        assert "Better: K♠→NE" in flat
+        assert "You played: 7♦→N, N→W Better: K♠→NE" in flat
+        assert "chance to win 20% → 35%" in flat
         app.save_screenshot("coach-80x24.svg", "test-artifacts/terminal")
-        # The result is longer than the panel: the arrows scroll it (the keys stay theirs).
-        middle = app.screen.query_one("#middle")
-        await pilot.press("down", "down")
-        await wait_for(pilot, lambda: middle.scroll_y > 0, "the result scrolled")
-        await pilot.press("up", "up")
+        (Path("test-artifacts/terminal") / "coach-80x24.txt").write_text(text_of(app))
         await pilot.press("2")
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         assert app.opened == [("ABCDEF-1", 4)]
@@ -245,8 +276,7 @@ async def test_the_line_mode_prints_the_turns_after_the_result_and_on_coach() ->
     app = TerminalClient(client, write=lines.append, review=review)
     client.doc = finished_doc(**rated(None))
     app.show_updates()
-    assert "Match over: Bot 2 won." in lines[-2]
-    assert lines[-1] == "The coach is looking at your turns…"
+    assert "Match over: Bot 2 won." in lines[-1]
     assert app.coach() == "The coach is looking at your turns…"
     app.show_updates()
     await asyncio.sleep(0.01)

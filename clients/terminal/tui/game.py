@@ -265,8 +265,8 @@ class GameScreen(Screen[None]):
             self.coach = Coach()
             self.run_worker(self._fetch_review(doc), exclusive=True, group="coach")
         coach = self.coach
-        # Wrapped here, so that a wrapped line keeps its indent (a scroll bar may take one).
-        width = self.query_one("#middle", VerticalScroll).content_size.width - 1
+        # Wrapped here, so that a wrapped line keeps its indent (a column kept off the scroll bar).
+        width = self.query_one("#middle", VerticalScroll).content_size.width - 2
         return coach_text(coach.state, coach.turns or [], self.look, max(width, 20))
 
     async def _fetch_review(self, doc: Mapping[str, Any]) -> None:

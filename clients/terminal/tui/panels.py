@@ -106,8 +106,9 @@ def _wrapped(line: str, width: int, indent: str, taken: int = 0) -> str:
 def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None) -> Text:
     """The end of a hand (who went out, each penalty with the cards left, now public) and
     the scores hand by hand. At the end of the match the winners, the ratings (yours first,
-    or why the match changes none), the rematch keys and the ``coach``'s section come
-    first: the hand's details below are what a short terminal cuts (the panel scrolls)."""
+    or why the match changes none) and the rematch keys come first: the hand's details
+    below are what a short terminal cuts. The ``coach``'s section comes last, below the
+    totals (the panel scrolls down to it: the keys line says so)."""
     lang = look.lang
     room, game = doc["room"], doc["game"]
     result = game.get("result")
@@ -124,9 +125,6 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
             votes = [seat_name(doc, i) for i in room.get("rematch") or []]
             if votes:
                 out.append(t(lang, "votes", names=", ".join(votes)) + "\n", "dim")
-        if coach is not None:
-            out.append("\n")
-            out.append_text(coach)
         out.append("\n")
     if result is not None:
         if result["reason"] == "emptied" and result["out"] is not None:
@@ -154,6 +152,10 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
     out.append(f" {total:<8}" + "".join(f"{p:>{width}}" for p in game["totals"]), "bold")
     if game["phase"] == "hand_over" and me is not None:
         out.append("\n\n" + t(lang, "next_hand"), "dim")
+    if coach is not None:
+        out.append("\n\n")
+        out.append_text(coach)
+        out.rstrip()
     return out
 
 
