@@ -32,15 +32,19 @@ from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.look import Look
 from clients.terminal.tui.replayview import ReplayScreen
 from clients.words import describe_reason
+from server.app import GameServer
 from tests.clients.test_replay import played_match, record_of
 from tests.clients.test_tui_ratings import (
+    HARD,
     PLACED,
     finished_doc,
     left_panel,
+    play_out,
     rated,
     text_of,
     wait_for,
 )
+from tests.clients.tui_driver import server
 
 COSTLY: dict[str, Any] = {
     "hand": 1,
@@ -89,6 +93,8 @@ REVIEW: dict[str, Any] = {
     ],
 }
 LOOK = Look()
+
+__all__ = ["server"]  # the fixture: the real server, its bots thinking in threads
 
 
 # --- the words --------------------------------------------------------------------------
@@ -312,3 +318,31 @@ def test_the_replay_command_line_starts_at_a_step(monkeypatch: pytest.MonkeyPatc
     argv = ["ABCDEF-1", "--step", "100000", "--ascii"]
     assert replay_module.main(argv, read_line=lambda: None, write=out.append) == 0
     assert f" · step {build(record).last} of " in out[-1]
+
+
+# --- a real match, end to end ----------------------------------------------------------------
+
+
+async def test_a_real_match_is_reviewed_in_the_line_mode(server: GameServer, url: str) -> None:
+    """Against three hard bots on the real server: the line mode finds the match in the
+    history, waits for the review and prints the coach's lines (whatever it found)."""
+    lines: list[str] = []
+    client = GameClient(url, "Ana")
+    app = TerminalClient(client, write=lines.append)
+    await client.connect()
+    await app.enter(HARD)
+    follower = asyncio.create_task(app.follow())
+    try:
+        await client.send({"type": "start", "fill": "hard"})
+        await play_out(client)
+        async with asyncio.timeout(60):
+            while not any(line.startswith("Your three costliest turns") for line in lines):
+                await asyncio.sleep(0.05)
+        text = next(line for line in lines if line.startswith("Your three costliest turns"))
+        turns = text.count("\n1. ") + text.count("\n2. ") + text.count("\n3. ")
+        if texts("en")["coach.none"] not in text:
+            assert turns >= 1 and "Replay this turn: kings-corner replay " in text, text
+        assert app.coach() == text
+    finally:
+        follower.cancel()
+        await client.close()
