@@ -26,7 +26,7 @@ from clients.net import GameClient
 from clients.words import describe_reason
 
 from .render import sorted_hand
-from .replay import _ID, ReplayError, http_base
+from .replay import _ID, http_base
 
 #: A card code as the client draws it: ``7D`` as ``7♦``.
 Card = Callable[[str], str]
@@ -124,10 +124,7 @@ async def find_match(client: GameClient, doc: Mapping[str, Any], wait: float = 0
 async def load_review(client: GameClient, doc: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The id of the match that just ended in ``doc``'s room and its review."""
     match_id = await find_match(client, doc)
-    try:
-        return match_id, await await_review(client.url, match_id)
-    except ReplayError as exc:
-        raise CoachError(str(exc)) from None
+    return match_id, await await_review(client.url, match_id)
 
 
 # --- the words --------------------------------------------------------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,7 +43,7 @@ from tests.clients.test_tui_ratings import (
     text_of,
     wait_for,
 )
-from tests.clients.tui_driver import server
+from tests.clients.tui_driver import ARTIFACTS, server
 
 COSTLY: dict[str, Any] = {
     "hand": 1,
@@ -226,8 +225,9 @@ async def test_the_result_shows_the_costly_turns_and_1_to_3_replay_them() -> Non
         assert "1 Hand 2, your hand: K♠ 3♣ 7♦" in flat, text_of(app)
         assert "You played: 7♦→N, N→W Better: K♠→NE" in flat
         assert "chance to win 20% → 35%" in flat
-        app.save_screenshot("coach-80x24.svg", "test-artifacts/terminal")
-        (Path("test-artifacts/terminal") / "coach-80x24.txt").write_text(text_of(app))
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        app.save_screenshot("coach-80x24.svg", str(ARTIFACTS))
+        (ARTIFACTS / "coach-80x24.txt").write_text(text_of(app))
         await pilot.press("2")
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         assert app.opened == [("ABCDEF-1", 4)]

@@ -256,6 +256,8 @@ class GameScreen(Screen[None]):
         game = doc.get("game")
         finished = game is not None and game["phase"] == "finished"
         if not finished or self.client.seat is None or game is None:
+            if self.coach is not None:
+                self.workers.cancel_group(self, "coach")
             self.coach = None
             return None
         if game.get("winners") is None or doc["room"].get("daily"):
