@@ -32,13 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from clients.i18n import LANGUAGES
+from clients.i18n import LANGUAGES, texts
 from clients.net import GameClient, ServerError
 from clients.words import describe_profile, describe_reason, language, who
 from protocol.bots import LEVELS
 from protocol.options_table import DrawRule
 
 from . import commands
+from .coach import LoadReview, TurnLines, coach_lines, load_review, seat_review
 from .render import (
     HELP,
     PLAIN,
@@ -164,13 +165,19 @@ class TerminalClient:
         style: Style = PLAIN,
         tokens: TokenFile | None = None,
         fill: str = DEFAULT_FILL,
+        review: LoadReview = load_review,
     ) -> None:
         self.client = client
         self.write = write
         self.style = style
         self.tokens = tokens
         self.fill = fill
+        #: Fetches the coach's review of a finished match (a seam for the tests).
+        self.review = review
         self._seen = _Seen()
+        #: The coach's review of the match just finished: being fetched, and its lines.
+        self._coach_task: asyncio.Task[None] | None = None
+        self._coach_lines: list[str] | None = None
 
     # --- getting into a room ------------------------------------------------------------
 
@@ -318,6 +325,66 @@ class TerminalClient:
             seen.rating = rating
             if rating:
                 self.write("\n".join(rating))
+        self._coach_check()
+
+    # --- the coach ----------------------------------------------------------------------
+
+    def _coach_check(self) -> None:
+        """Once a match is over, a seated player gets the coach's review of their turns
+        (fetched in the background, printed when it comes, after the result and the
+        ratings: ``coach`` says it is coming meanwhile); a new match forgets it. Not
+        for today's daily deal: it is reviewed (as replayed) once the day is over."""
+        client = self.client
+        doc = client.doc
+        game = doc.get("game") if doc is not None else None
+        if doc is None or game is None or game["phase"] != "finished":
+            if self._coach_task is not None:
+                self._coach_task.cancel()
+            self._coach_task, self._coach_lines = None, None
+            return
+        if (
+            self._coach_task is not None
+            or client.seat is None
+            or game.get("winners") is None
+            or doc["room"].get("daily")
+        ):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # shown without a running loop (tests of the words): no fetching
+        self._coach_task = loop.create_task(self._coach(doc))
+
+    async def _coach(self, doc: dict[str, Any]) -> None:
+        words = texts(self.style.lang)
+        try:
+            match_id, review = await self.review(self.client, doc)
+        except Exception:  # whatever went wrong, the coach says it could not
+            self._coach_lines = [words["coach.failed"]]
+        else:
+            self._coach_lines = self.coach_text(match_id, review)
+        self.write("\n".join(self._coach_lines))
+
+    def coach_text(self, match_id: str, review: dict[str, Any]) -> list[str]:
+        """The coach's lines for this seat, each costly turn with how to replay it."""
+        style = self.style
+        words = texts(style.lang)
+        url = http_base(self.client.url)
+
+        def replay(turn: TurnLines) -> str:
+            command = f"kings-corner replay {match_id} --step {turn.step} --url {url}"
+            return f"{words['coach.replay']}: {command}"
+
+        entry = seat_review(review, self.client.seat)
+        return coach_lines(entry, style.lang, lambda code: card(code, style), replay)
+
+    def coach(self) -> str:
+        """The ``coach`` command: the review of the match just finished, again."""
+        if self._coach_lines is not None:
+            return "\n".join(self._coach_lines)
+        if self._coach_task is not None:
+            return texts(self.style.lang)["coach.pending"]
+        return "The coach reviews your turns once a match is over."
 
     def _rating_lines(self) -> tuple[str, ...]:
         doc = self.client.doc
@@ -328,6 +395,13 @@ class TerminalClient:
     async def follow(self) -> int:
         """Print updates as frames arrive until the connection is gone (1) or the host
         removes this player from the room (0)."""
+        try:
+            return await self._follow()
+        finally:
+            if self._coach_task is not None:
+                self._coach_task.cancel()
+
+    async def _follow(self) -> int:
         client = self.client
         while True:
             self.show_updates()
@@ -390,6 +464,8 @@ class TerminalClient:
                 self.write(await self.matches())
             case commands.Simple("me"):
                 self.write(await self.profile())
+            case commands.Simple("coach"):
+                self.write(self.coach())
             case commands.Simple("help"):
                 self.write(HELP)
             case commands.Simple("leave"):

@@ -4,7 +4,7 @@
 (``7H>N``, ``N>E``, ``end``; case and spaces around ``>`` do not matter) and the words
 ``hint``, ``chat TEXT``, ``start [LEVEL]``, ``sit N``, ``ready``, ``unready``, ``next``,
 ``back``, ``rematch [force]``, ``look``, ``leaderboard [daily|alltime|rating]``, ``matches``,
-``me``, ``leave``, ``quit`` and ``help``.
+``me``, ``coach``, ``leave``, ``quit`` and ``help``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from protocol.bots import LEVELS
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
 
-Word = Literal["hint", "next", "back", "look", "matches", "me", "leave", "quit", "help"]
+Word = Literal["hint", "next", "back", "look", "matches", "me", "coach", "leave", "quit", "help"]
 BoardName = Literal["daily", "alltime", "rating"]
 
 
@@ -108,6 +108,7 @@ _WORDS: dict[str, Word] = {
     "me": "me",
     "profile": "me",
     "rating": "me",
+    "coach": "coach",
     "leave": "leave",
     "quit": "quit",
     "exit": "quit",

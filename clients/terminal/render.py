@@ -557,6 +557,7 @@ HELP = """Commands:
                   show today's daily-deal board (the all-time one, or the top players)
   matches         list your finished matches (and your rating's move), to replay them
   me              your name, tag and rating
+  coach           after the match: your three costliest turns again (how to replay each)
   leave           give up your seat for good (a bot takes it) and quit
   quit            disconnect (come back later with --join CODE)
   help            this list"""

@@ -420,6 +420,9 @@ def parser() -> argparse.ArgumentParser:
         help=f"the server's HTTP (or WebSocket) address ({DEFAULT_URL})",
     )
     p.add_argument("--hand", type=int, metavar="N", help="start at the deal of hand N")
+    p.add_argument(
+        "--step", type=int, metavar="N", help="start at step N (the coach names its turns' steps)"
+    )
     p.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")
     p.add_argument(
@@ -470,6 +473,8 @@ def main(
         if go.note is not None:
             out(go.note)
         start = go.index or 0
+    if args.step is not None:
+        start = max(0, min(args.step, replay.last))
     record = replay.record
     finished = _finished(record.get("finished_at"))
     out(

@@ -45,7 +45,12 @@ def replay(args: argparse.Namespace) -> int:
     """Run the replay viewer alone for ``kings-corner replay ID`` options."""
     look = look_for(ascii_only=args.ascii, no_color=args.no_color, lang=args.lang)
     app = KingsCornerApp(
-        GameClient(args.url), look, replay_id=args.id, replay_only=True, replay_hand=args.hand
+        GameClient(args.url),
+        look,
+        replay_id=args.id,
+        replay_only=True,
+        replay_hand=args.hand,
+        replay_step=getattr(args, "step", None),
     )
     app.run()
     for note in app.notes:

@@ -49,6 +49,7 @@ class KingsCornerApp(App[int]):
         replay_id: str | None = None,
         replay_only: bool = False,
         replay_hand: int | None = None,
+        replay_step: int | None = None,
         fill: str = "hard",
     ) -> None:
         super().__init__()
@@ -58,6 +59,7 @@ class KingsCornerApp(App[int]):
         self.replay_id = replay_id
         self.replay_only = replay_only
         self.replay_hand = replay_hand
+        self.replay_step = replay_step
         self.terminal = TerminalClient(client, write=self._ignore, tokens=tokens, fill=fill)
         self.game_screen: GameScreen | None = None
         self.lobby = LobbyScreen(client.name)
@@ -75,7 +77,7 @@ class KingsCornerApp(App[int]):
     async def on_mount(self) -> None:
         await self.push_screen(self.lobby)
         if self.replay_only and self.replay_id is not None:
-            self.open_replay(self.replay_id)
+            self.open_replay(self.replay_id, self.replay_step)
             return
         if self.client.ws is None:
             try:
@@ -264,10 +266,12 @@ class KingsCornerApp(App[int]):
     def open_matches(self) -> None:
         self.push_screen(MatchesScreen(self.client, self.look))
 
-    def open_replay(self, match_id: str) -> None:
-        self.run_worker(self._replay(match_id), exclusive=True, group="replay")
+    def open_replay(self, match_id: str, step: int | None = None) -> None:
+        """Open the replay of ``match_id``: at ``step`` (the coach's turns), else at the hand
+        asked for on the command line, else at the start."""
+        self.run_worker(self._replay(match_id, step), exclusive=True, group="replay")
 
-    async def _replay(self, match_id: str) -> None:
+    async def _replay(self, match_id: str, step: int | None = None) -> None:
         try:
             record = await asyncio.to_thread(fetch_record, self.client.url, match_id)
             replay = build(record)
@@ -279,6 +283,8 @@ class KingsCornerApp(App[int]):
         start = 0
         if self.replay_hand is not None and 1 <= self.replay_hand <= len(replay.hand_starts):
             start = replay.hand_starts[self.replay_hand - 1]
+        if step is not None:
+            start = max(0, min(step, replay.last))
         screen = ReplayScreen(replay, self.look, start)
         if self.replay_only:
             await self.push_screen(screen, lambda _: self.exit(0))

@@ -11,11 +11,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, Protocol, cast, get_args
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key
 from textual.message import Message
 from textual.screen import Screen
@@ -23,6 +23,7 @@ from textual.widgets import Input, RichLog, Static
 from websockets.exceptions import ConnectionClosed
 
 from clients.net import Frame, GameClient
+from clients.terminal.coach import LoadReview, TurnLines, costliest, load_review, seat_review
 from clients.words import describe_error, describe_reason
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
@@ -31,7 +32,7 @@ from protocol.options_table import DrawRule
 from . import keys
 from .board import HandView, PileView, SeatsView, TableView
 from .look import Look, sorted_hand
-from .panels import describe, options_line, result_text, seat_name, waiting_text
+from .panels import coach_text, describe, options_line, result_text, seat_name, waiting_text
 from .text import t
 
 _DRAWS: tuple[str, ...] = get_args(DrawRule)
@@ -39,6 +40,22 @@ _DRAWS: tuple[str, ...] = get_args(DrawRule)
 NEXT_DRAW: dict[str, str] = {rule: _DRAWS[(i + 1) % len(_DRAWS)] for i, rule in enumerate(_DRAWS)}
 
 LEVELS_CYCLE = ("random", "easy", "medium", "hard", "expert")
+
+
+class Opener(Protocol):
+    """What the room screen needs of the app to open a replay (at a step)."""
+
+    def open_replay(self, match_id: str, step: int | None = None) -> None: ...
+
+
+@dataclass
+class Coach:
+    """The coach's review of the match that just ended, for the viewer's seat: ``state``
+    is ``pending`` (being fetched), ``failed`` or ``ready`` (``turns`` worded)."""
+
+    state: str = "pending"
+    match_id: str | None = None
+    turns: list[TurnLines] | None = None
 
 
 class GameScreen(Screen[None]):
@@ -58,7 +75,9 @@ class GameScreen(Screen[None]):
     .pile.target { border: heavy $success; color: $text; }
     .pile.chosen { border: double $warning; }
     .stock { content-align: center middle; height: 1fr; color: $text-muted; }
-    #middle { height: 1fr; min-height: 12; padding: 0 1; border: round $secondary; }
+    #middle { height: 1fr; min-height: 12; padding: 0 1; border: round $secondary;
+              scrollbar-size: 1 1; }
+    #middletext { height: auto; }
     #hand { height: 4; border: round $accent; padding: 0 1; }
     #status { height: 2; padding: 0 1; }
     #seats { height: auto; max-height: 10; border: round $secondary; padding: 0 0; }
@@ -77,13 +96,23 @@ class GameScreen(Screen[None]):
         note: str
 
     def __init__(
-        self, client: GameClient, look: Look, *, log_from: int = 0, chat_from: int = 0
+        self,
+        client: GameClient,
+        look: Look,
+        *,
+        log_from: int = 0,
+        chat_from: int = 0,
+        review: LoadReview = load_review,
     ) -> None:
         """``log_from`` and ``chat_from``: where this room's lines start in the client's
-        log and chat (what came before belongs to the rooms left earlier)."""
+        log and chat (what came before belongs to the rooms left earlier); ``review``
+        fetches the coach's review of a finished match (a seam for the tests)."""
         super().__init__()
         self.client = client
         self.look = look
+        self.review = review
+        #: The coach's review of the match just finished (None while no match is over).
+        self.coach: Coach | None = None
         self.picker = keys.NOTHING
         self.cursor: str | None = None
         self.note = ""
@@ -104,7 +133,8 @@ class GameScreen(Screen[None]):
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield TableView(id="table")
-                yield Static(id="middle")
+                with VerticalScroll(id="middle"):
+                    yield Static(id="middletext")
                 yield HandView(id="hand")
                 yield Static(id="status")
             with Vertical(id="right"):
@@ -181,10 +211,10 @@ class GameScreen(Screen[None]):
         self.query_one("#top", Static).update(Text(top, overflow="ellipsis"))
 
         table = self.query_one("#table", TableView)
-        middle = self.query_one("#middle", Static)
+        middle = self.query_one("#middletext", Static)
         playing = game is not None and game["phase"] == "playing"
         table.display = playing
-        middle.display = not playing
+        self.query_one("#middle", VerticalScroll).display = not playing
         legal = self.legal()
         if game is None:
             middle.update(waiting_text(doc, me, look, self.online))
@@ -194,7 +224,7 @@ class GameScreen(Screen[None]):
                 targets = targets | self.hint_targets
             table.show(game, look, targets, self.picker.pile)
         else:
-            middle.update(result_text(doc, me, look))
+            middle.update(result_text(doc, me, look, self._coach_section(doc)))
 
         hand_view = self.query_one("#hand", HandView)
         # Once the match is over, what was left in the hand is in the result (with the
@@ -218,6 +248,54 @@ class GameScreen(Screen[None]):
         self.query_one("#status", Static).update(status)
         keys_line = look.text(self.keys_text())
         self.query_one("#keys", Static).update(Text(keys_line, overflow="ellipsis"))
+
+    def _coach_section(self, doc: Mapping[str, Any]) -> Text | None:
+        """The coach's section of a finished match for a seated viewer (its review fetched
+        in the background the first time), else None (a daily deal: not before the day is
+        over); forgotten when a rematch starts."""
+        game = doc.get("game")
+        finished = game is not None and game["phase"] == "finished"
+        if not finished or self.client.seat is None or game is None:
+            if self.coach is not None:
+                self.workers.cancel_group(self, "coach")
+            self.coach = None
+            return None
+        if game.get("winners") is None or doc["room"].get("daily"):
+            # Today's daily deal is reviewed (as replayed) only once the day is over.
+            return None
+        if self.coach is None:
+            self.coach = Coach()
+            self.run_worker(self._fetch_review(doc), exclusive=True, group="coach")
+        coach = self.coach
+        # Wrapped here, so that a wrapped line keeps its indent (a column kept off the scroll bar).
+        width = self.query_one("#middle", VerticalScroll).content_size.width - 2
+        return coach_text(coach.state, coach.turns or [], self.look, max(width, 20))
+
+    async def _fetch_review(self, doc: Mapping[str, Any]) -> None:
+        coach = self.coach
+        if coach is None:
+            return
+        try:
+            match_id, review = await self.review(self.client, doc)
+        except Exception:  # whatever went wrong, the section says it failed
+            coach.state = "failed"
+        else:
+            entry = seat_review(review, self.client.seat)
+            coach.match_id = match_id
+            coach.turns = costliest(entry, self.look.lang, self.look.card)
+            coach.state = "ready"
+        if self.coach is coach:
+            self.refresh_view()
+
+    def open_costly_turn(self, number: int) -> bool:
+        """Open the replay at the coach's costly turn ``number`` (1-based), if there is one."""
+        coach = self.coach
+        if coach is None or coach.match_id is None or not coach.turns:
+            return False
+        if not 1 <= number <= len(coach.turns):
+            return False
+        cast(Opener, self.app).open_replay(coach.match_id, coach.turns[number - 1].step)
+        return True
 
     def status_text(self) -> Text:
         """The line under the hand: a note, the choice being made, or whose turn it is."""
@@ -444,6 +522,13 @@ class GameScreen(Screen[None]):
         if game is None:
             return await self._waiting_key(ch, doc)
         if game["phase"] != "playing":
+            if game["phase"] == "finished" and ch in ("1", "2", "3"):
+                return self.open_costly_turn(int(ch))
+            if game["phase"] == "finished" and key in ("up", "down", "pageup", "pagedown"):
+                middle = self.query_one("#middle", VerticalScroll)
+                step = {"up": -1, "down": 1, "pageup": -5, "pagedown": 5}[key]
+                middle.scroll_relative(y=step, animate=False)
+                return True
             if ch == "n":
                 await self.send({"type": "next_hand"})
             elif ch in ("r", "R"):

@@ -4,11 +4,13 @@ viewer's document."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
 
+from clients.terminal.coach import TurnLines
 from clients.terminal.render import plate, rating_lines, seat_name, sorted_hand
 from clients.words import describe_event
 from protocol.options_table import summary_words
@@ -65,11 +67,48 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
     return out
 
 
-def result_text(doc: Doc, me: int | None, look: Look) -> Text:
+def coach_text(state: str, turns: list[TurnLines], look: Look, width: int = 0) -> Text:
+    """The coach's section of the match's result: the title, then the review's state
+    (``pending``, ``failed``) or the keys that replay a turn and each costly turn
+    numbered, its lines indented (wrapped to ``width`` with the indent kept, when given);
+    none: the coach found nothing."""
+    lang = look.lang
+    out = Text()
+    out.append(t(lang, "coach.title") + "\n", "bold underline")
+    if state in ("pending", "failed"):
+        out.append(t(lang, f"coach.{state}") + "\n", "dim" if state == "pending" else "")
+        return out
+    if not turns:
+        out.append(t(lang, "coach.none") + "\n")
+        return out
+    keys = "coach_key" if len(turns) == 1 else "coach_keys"
+    out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
+    for number, turn in enumerate(turns, start=1):
+        out.append(f"{number}", "bold reverse")
+        out.append(_wrapped(" " + look.text(turn.where), width, " ", 1) + "\n", "bold")
+        for line in turn.lines():
+            out.append(_wrapped("  " + look.text(line), width, "  ") + "\n")
+    return out
+
+
+def _wrapped(line: str, width: int, indent: str, taken: int = 0) -> str:
+    """``line`` wrapped to ``width`` (none when 0), its later lines indented by ``indent``;
+    ``taken`` columns of its first line are already used."""
+    if width <= 0 or len(line) + taken <= width:
+        return line
+    wrapper = textwrap.TextWrapper(
+        width=width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True
+    )
+    first, *rest = wrapper.wrap("x" * taken + line)
+    return "\n".join([first[taken:], *rest])
+
+
+def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None) -> Text:
     """The end of a hand (who went out, each penalty with the cards left, now public) and
     the scores hand by hand. At the end of the match the winners, the ratings (yours first,
     or why the match changes none) and the rematch keys come first: the hand's details
-    below are what a short terminal cuts."""
+    below are what a short terminal cuts. The ``coach``'s section comes last, below the
+    totals (the panel scrolls down to it: the keys line says so)."""
     lang = look.lang
     room, game = doc["room"], doc["game"]
     result = game.get("result")
@@ -113,7 +152,11 @@ def result_text(doc: Doc, me: int | None, look: Look) -> Text:
     out.append(f" {total:<8}" + "".join(f"{p:>{width}}" for p in game["totals"]), "bold")
     if game["phase"] == "hand_over" and me is not None:
         out.append("\n\n" + t(lang, "next_hand"), "dim")
+    if coach is not None:
+        out.append("\n\n")
+        out.append_text(coach)
+        out.rstrip()
     return out
 
 
-__all__ = ["describe", "options_line", "result_text", "seat_name", "waiting_text"]
+__all__ = ["coach_text", "describe", "options_line", "result_text", "seat_name", "waiting_text"]
