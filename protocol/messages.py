@@ -663,7 +663,8 @@ class Queued(_Message):
 
 
 #: Why a hint suggests its action: the strategy tips' codes (protocol/bots/explain.py
-#: chooses one; docs/protocol.md words each).
+#: chooses one; docs/protocol.md words each), biggest lesson first: the coach names the first
+#: that a better line's actions give (protocol/bots/review.py).
 HintCode = Literal[
     "goes_out",
     "king_to_corner",

@@ -41,7 +41,7 @@ from protocol.engine.match import Match
 
 from .base import Seen
 from .evaluate import DEFAULT_WEIGHTS, evaluate
-from .explain import explain
+from .explain import CODES, explain
 from .greedy import greedy_play
 from .model import (
     CARD_ID,
@@ -354,20 +354,8 @@ def _first_difference(
 
 
 #: The reason a review names when the better line differs in several ways: the first of
-#: these its actions would be explained by (the biggest lesson first).
-LESSONS: tuple[str, ...] = (
-    "goes_out",
-    "refills",
-    "king_to_corner",
-    "sheds_king",
-    "opens_space",
-    "fills_space",
-    "sets_up_follow",
-    "plays_card",
-    "keeps_follow",
-    "end_nothing_fits",
-    "draw_nothing_fits",
-)
+#: these its actions would be explained by (the codes are listed biggest lesson first).
+LESSONS: tuple[str, ...] = CODES
 
 
 def _reason(

@@ -38,8 +38,14 @@ async def test_a_finished_match_is_reviewed_for_its_people_and_kept(
     await a.start()
     await play_until_finished([a, b], random.Random(3))
     await a.until(lambda c: c.game is not None and c.game["phase"] == "finished")
-    reply = await a.request({"type": "my_matches"}, "matches")
-    match_id = reply["matches"][0]["id"]  # type: ignore[index]
+    match_id = None
+    for _ in range(200):  # history is written just after the last move
+        reply = await a.request({"type": "my_matches"}, "matches")
+        if reply["matches"]:
+            match_id = reply["matches"][0]["id"]  # type: ignore[index]
+            break
+        await asyncio.sleep(0.05)
+    assert match_id is not None
 
     got = await _review(server, match_id)
 
