@@ -40,9 +40,9 @@ from protocol.engine import (
 from protocol.engine.match import Match
 
 from .base import Seen
-from .evaluate import DEFAULT_WEIGHTS, evaluate
 from .explain import CODES, explain
 from .greedy import greedy_play
+from .levels import CONFIGS
 from .model import (
     CARD_ID,
     EMPTY,
@@ -57,6 +57,7 @@ from .model import (
     to_action,
 )
 from .notes import Notes, observe, remember
+from .search import allowed_ends, static_values
 from .turnsearch import TurnEnd, turn_ends
 from .worlds import DEFAULT_SCORING, World, ended_value, play_round, sample_world
 
@@ -193,25 +194,17 @@ def _played_end(seen: Seen, actions: Sequence[Action]) -> tuple[int, Piles, tupl
 
 
 def _candidates(seen: Seen, played: TurnEnd, config: ReviewConfig) -> list[TurnEnd]:
-    """The best ``candidates`` ends by the static evaluation, as the expert filters them,
-    with the played end always among them (first)."""
+    """The best ``candidates`` ends by the expert's static evaluation, filtered as it filters
+    them, with the played end always among them (first)."""
     ends, _ = turn_ends(seen.hand, seen.piles, config.node_limit)
-    allowed = [e for e in ends if not seen.kings_first_blocks(e.hand, e.piles)]
-    ends = allowed or ends
-    if seen.must_play:
-        ends = [e for e in ends if e.hand != seen.hand] or ends
-    unseen_count = max(1, seen.unseen.bit_count())
-    in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
+    ends = allowed_ends(seen, ends)
     played_key = _key(played.hand, played.piles)
-    scored: list[tuple[float, int]] = []
-    for i, end in enumerate(ends):
-        if _key(end.hand, end.piles) == played_key:
-            continue
-        if seen.refills(end.hand, end.piles):
-            value = -3.0
-        else:
-            value = evaluate(end.hand, end.piles, seen.unseen, in_hands, DEFAULT_WEIGHTS)
-        scored.append((value, i))
+    values = static_values(seen, ends, CONFIGS["expert"].weights)
+    scored = [
+        (value, i)
+        for i, (value, end) in enumerate(zip(values, ends, strict=True))
+        if _key(end.hand, end.piles) != played_key
+    ]
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [played, *(ends[i] for _, i in scored[: config.candidates - 1])]
 

@@ -42,6 +42,32 @@ class SearchConfig:
     scoring: RoundScoring = DEFAULT_SCORING
 
 
+def allowed_ends(seen: Seen, ends: list[TurnEnd]) -> list[TurnEnd]:
+    """The ends the rules let the seat stop at: none holding a king back under
+    ``kings_first``; under ``draw: until_playable`` none that played no card (the search
+    draws instead when nothing can be played at all). All of them if none is left."""
+    allowed = [e for e in ends if not seen.kings_first_blocks(e.hand, e.piles)]
+    ends = allowed or ends
+    if seen.must_play:
+        played = [e for e in ends if e.hand != seen.hand]
+        ends = played or ends
+    return ends
+
+
+def static_values(seen: Seen, ends: list[TurnEnd], weights: Weights) -> list[float]:
+    """Each end's static evaluation (:func:`.evaluate.evaluate`) from the seat's view."""
+    unseen_count = max(1, seen.unseen.bit_count())
+    in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
+    values = []
+    for end in ends:
+        if seen.refills(end.hand, end.piles):
+            # Not out: three unknown cards come, and the turn goes on with them.
+            values.append(-float(min(REFILL, seen.stock)))
+        else:
+            values.append(evaluate(end.hand, end.piles, seen.unseen, in_hands, weights))
+    return values
+
+
 class SearchBot(PlanningBot):
     """A bot that searches its turn; see :class:`SearchConfig` for its strength."""
 
@@ -62,22 +88,9 @@ class SearchBot(PlanningBot):
         if cfg.overlook_moves and self.rng.random() < cfg.overlook_moves:
             seen_ends = [e for e in ends if not any(m[0] == MOVE for m in e.path)]
             ends = seen_ends or ends
-        allowed = [e for e in ends if not seen.kings_first_blocks(e.hand, e.piles)]
-        ends = allowed or ends
-        if seen.must_play:
-            # Draw until playable: an end that played no card is no end (the search stops
-            # with a draw instead when nothing can be played at all).
-            played = [e for e in ends if e.hand != seen.hand]
-            ends = played or ends
-        unseen_count = max(1, seen.unseen.bit_count())
-        in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
+        ends = allowed_ends(seen, ends)
         scored: list[tuple[float, int]] = []
-        for i, end in enumerate(ends):
-            if seen.refills(end.hand, end.piles):
-                # Not out: three unknown cards come, and the turn goes on with them.
-                value = -float(min(REFILL, seen.stock))
-            else:
-                value = evaluate(end.hand, end.piles, seen.unseen, in_hands, cfg.weights)
+        for i, value in enumerate(static_values(seen, ends, cfg.weights)):
             if cfg.noise:
                 value += self.rng.gauss(0.0, cfg.noise)
             scored.append((value, i))
@@ -112,4 +125,4 @@ class SearchBot(PlanningBot):
         return candidates[max(alive, key=lambda i: (totals[i], -i))]
 
 
-__all__ = ["SearchBot", "SearchConfig"]
+__all__ = ["SearchBot", "SearchConfig", "allowed_ends", "static_values"]
