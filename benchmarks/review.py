@@ -41,8 +41,10 @@ async def one_run(url: str, person: str, bots: str, seed: int) -> dict[str, Any]
     ana = await GameClient(url, "Bench").connect()
     await ana.create(seats=4, bots=[None, bots, bots, bots])
     await ana.start()
+    started = time.monotonic()
     await play(ana, make_bot(person, seed), hurry=True)
     ended = time.monotonic()
+    note(f"the match took {ended - started:.1f} s; waiting for its review")
     player = str(ana.player_id)
     while True:
         _, listing = await asyncio.to_thread(_get, f"{http}/api/players/{player}/matches")

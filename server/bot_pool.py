@@ -26,7 +26,8 @@ server's own priority: on a host with other busy processes an idle-class worker 
 seconds for a CPU, and the person with it. Each of those decisions is still bounded by the
 bot's think budget, and the pool is small, so it cannot take the event loop's CPU for long;
 bot-only rooms, rooms nobody watches and settling matches stay in the idle workers. Both
-pools start at the first decision.
+pools start at the first decision. The coach's reviews have a third, of one process
+(:data:`REVIEW_WORKERS`), started at the first review.
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ HINT, BOT, REVIEW = 0, 1, 2
 #: rooms of people against expert bots: their decisions queued behind each other, and a
 #: person's longest wait was several times the quiet machine's (docs/performance.md).
 URGENT_WORKERS = 2
+#: Worker processes for the coach's reviews: niced like the idle workers but not in
+#: ``SCHED_IDLE``, which on a host with other busy processes gets no CPU at all (a review
+#: waited minutes there); at nice 10 it takes a tenth of a busy core's time and, being one
+#: process, at most one core. Bot decisions never queue behind a review.
+REVIEW_WORKERS = 1
 #: The least a decision a person waits for thinks (ms), however long it queued.
 MIN_URGENT_BUDGET_MS = 10.0
 
@@ -275,6 +281,9 @@ class BotPool:
         self._urgent = (
             _Workers(urgent_workers, 0, idle=False) if self.workers and urgent_workers > 0 else None
         )
+        # Reviews: one process of their own, niced but not idle-class, started at the first
+        # review (none without worker processes: then they share the idle threads).
+        self._review = _Workers(REVIEW_WORKERS, NICE, idle=False) if self.workers else None
         self._closed = False
 
     @property
@@ -320,20 +329,24 @@ class BotPool:
         self, record: Mapping[str, Any], hand: int, seats: list[int]
     ) -> dict[int, list[dict[str, Any]]]:
         """The coach's judgement of ``seats``' decisions in hand ``hand`` of a finished match
-        (:func:`protocol.bots.review.review_hand`), in the idle workers behind every bot
-        decision: a review never delays a table."""
-        return await self._run(self._idle, REVIEW, review_hand, record, hand, seats)
+        (:func:`protocol.bots.review.review_hand`), in the review worker
+        (:data:`REVIEW_WORKERS`)."""
+        pool = self._review or self._idle
+        return await self._run(pool, REVIEW, review_hand, record, hand, seats)
 
     async def _ready(self, pool: _Workers) -> Executor:
         """``pool``'s executor; both pools start at the first decision. A pool whose worker
         died is started afresh at the next decision, whichever pool it asks."""
+        if pool.broken:
+            log.error("a bot worker process died; starting new ones")
+            pool.discard()
         pools = [p for p in (self._idle, self._urgent) if p is not None]
         for other in pools:
             if other.broken:
                 log.error("a bot worker process died; starting new ones")
                 other.discard()
         for other in pools:
-            if other is not pool and not other.asked:
+            if other is not pool and not other.asked and pool is not self._review:
                 self._start_soon(other)
         return await pool.ready()
 
@@ -373,7 +386,7 @@ class BotPool:
         The same signature as :meth:`concurrent.futures.Executor.shutdown`.
         """
         self._closed = True
-        for pool in (self._idle, self._urgent):
+        for pool in (self._idle, self._urgent, self._review):
             if pool is not None:
                 pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
@@ -384,4 +397,13 @@ def _ignore_failure(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-__all__ = ["BOT", "HINT", "NICE", "REVIEW", "URGENT_WORKERS", "BotPool", "BotSeat"]
+__all__ = [
+    "BOT",
+    "HINT",
+    "NICE",
+    "REVIEW",
+    "REVIEW_WORKERS",
+    "URGENT_WORKERS",
+    "BotPool",
+    "BotSeat",
+]

@@ -1,11 +1,12 @@
 """The coach's reviews of finished matches: computed once, kept with the match record.
 
-When a match with people in it finishes, its review starts in the bot workers, one hand at
-a time, behind every bot decision (:data:`~server.bot_pool.REVIEW`), and is kept in the
-store beside the record. A review asked for before it is ready (or of a match kept before
-reviews were, or one whose review a restart cut short) is started then; the answer says it
-is pending. The search has a fixed seed and no clock, so any process computing a review
-computes the same one (:mod:`protocol.bots.review`).
+When a match with people in it finishes, its review starts in the review worker (a niced
+process of its own, :data:`~server.bot_pool.REVIEW_WORKERS`: no bot decision waits behind
+it), one hand at a time, and is kept in the store beside the record. A review asked for
+before it is ready (or of a match kept before reviews were, or one whose review a restart
+cut short) is started then; the answer says it is pending. The search has a fixed seed and
+no clock, so any process computing a review computes the same one
+(:mod:`protocol.bots.review`).
 
 Only people's seats are reviewed; a bot's seat is ``null``.
 """
@@ -25,8 +26,8 @@ from .store.base import RecordStore
 from .tasks import Tasks
 
 log = logging.getLogger(__name__)
-#: Reviews computed at once per process (each one hand at a time): a review takes at most
-#: one worker, so bot decisions always have the others.
+#: Reviews computed at once per process (each one hand at a time), in order of the matches'
+#: ends.
 AT_ONCE = 1
 
 

@@ -23,7 +23,7 @@ from server.bot_pool import NICE, BotPool, BotSeat
 
 from .conftest import ClientFactory
 from .test_unattended import leave, until_a_bot_acted
-from .worker_jobs import where, where_by
+from .worker_jobs import where, where_by, where_reviewed
 
 
 @pytest.fixture
@@ -169,3 +169,14 @@ async def test_the_driver_asks_urgently_only_while_a_person_plays_and_watches(
     finally:
         await watcher.close()
     assert asked and not any(asked[-3:])
+
+
+async def test_a_review_runs_niced_in_its_own_worker_never_idle_class(
+    pool: BotPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SCHED_IDLE gets no CPU beside ordinary busy processes: a review would never be ready.
+    monkeypatch.setattr(bot_pool, "review_hand", where_reviewed)
+    policy, niceness = await pool.review_hand({}, 0, [0])  # type: ignore[misc]
+    assert niceness == os.nice(0) + bot_pool.NICE
+    if hasattr(os, "SCHED_OTHER"):
+        assert policy == os.SCHED_OTHER

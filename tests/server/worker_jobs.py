@@ -20,3 +20,8 @@ def where(level: str, seed: str, memory: Any, view: Any, **_: Any) -> tuple[Any,
 def where_by(asked_at: float, level: str, seed: str, memory: Any, view: Any, **_: Any) -> Any:
     """Stands in for a decision a person waits for (``decide_by``): as :func:`where`."""
     return where(level, seed, memory, view)
+
+
+def where_reviewed(record: Any, hand: int, seats: Any) -> Any:
+    """Stands in for a review's hand: the worker's scheduling class and niceness."""
+    return where("", "", None, None)[0]
