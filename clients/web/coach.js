@@ -6,7 +6,7 @@
 import { cardFace, cardName, cardText } from "./cards.js";
 import { send } from "./connection.js";
 import { $, el } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, onLangChange, t } from "./i18n.js";
 import { S } from "./state.js";
 
 // Which parameters of a reason are cards (the rest are piles), as for hints.
@@ -72,28 +72,31 @@ export function coachMatches(matches) {
 
 async function poll(key) {
   if (C.key !== key || !C.id) return;
-  let status = 0;
-  let body = null;
-  try {
-    const response = await fetch(`/api/matches/${encodeURIComponent(C.id)}/review`, {
-      cache: "no-store",
-    });
-    status = response.status;
-    body = await response.json();
-  } catch {
-    status = 0;
-  }
+  const review = await fetchReview(C.id);
   if (C.key !== key) return; // another result meanwhile
-  if (status === 200 && body && Array.isArray(body.seats)) {
-    C.review = body;
-    C.status = "ready";
-  } else if (status === 202 && C.polls < MAX_POLLS) {
+  if (review === "pending" && C.polls < MAX_POLLS) {
     C.polls += 1;
     C.timer = setTimeout(() => poll(key), POLL_MS);
-  } else {
-    C.status = "failed";
+    return;
   }
+  C.review = review && review !== "pending" ? review : null;
+  C.status = C.review ? "ready" : "failed";
   draw();
+}
+
+/** The review of match ``id``: the document, "pending" (202), or null (any failure). */
+async function fetchReview(id) {
+  try {
+    const response = await fetch(`/api/matches/${encodeURIComponent(id)}/review`, {
+      cache: "no-store",
+    });
+    const body = await response.json();
+    if (response.status === 202) return "pending";
+    if (response.ok && body && Array.isArray(body.seats)) return body;
+  } catch {
+    // unreachable or not JSON: a failure like any other
+  }
+  return null;
 }
 
 /** A move of a line, "7♦ → North" or "North → West" (a pile moved whole). */
@@ -131,7 +134,8 @@ function percent(share) {
   return String(Math.round(Number(share) * 100));
 }
 
-function turnItem(turn) {
+/** One costly turn as a list item; its button calls ``open(step)``. */
+function turnItem(turn, open) {
   const hand = turn.position.hand || [];
   const faces = el(
     "div",
@@ -158,9 +162,7 @@ function turnItem(turn) {
     text: t("coach.replay"),
     "aria-label": t("coach.replay_label", { hand: handNo }),
   });
-  replay.addEventListener("click", () => {
-    location.hash = `replay/${C.id}/${turn.step}`;
-  });
+  replay.addEventListener("click", () => open(turn.step));
   return el(
     "li",
     { class: "coach-turn", dataset: { step: String(turn.step) } },
@@ -182,16 +184,21 @@ function turnItem(turn) {
 }
 
 function draw() {
-  const list = $("coach-list");
-  const note = $("coach-note");
+  const open = (step) => {
+    location.hash = `replay/${C.id}/${step}`;
+  };
+  fill($("coach-note"), $("coach-list"), C.status, C.review, S.seat, open);
+}
+
+/** Fill a coach section: its note (pending, none, failed) or the seat's costliest turns. */
+function fill(note, list, status, review, seat, open) {
   let text = "";
   let items = [];
-  if (C.status === "ready") {
-    const mine = S.seat !== null ? C.review.seats[S.seat] : null;
-    const turns = mine ? mine.costliest : [];
-    items = turns.map(turnItem);
+  if (status === "ready") {
+    const mine = seat !== null && seat !== undefined ? review.seats[seat] : null;
+    items = (mine ? mine.costliest : []).map((turn) => turnItem(turn, open));
     if (!items.length) text = t("coach.none");
-  } else if (C.status === "failed") {
+  } else if (status === "failed") {
     text = t("coach.failed");
   } else {
     text = t("coach.pending");
@@ -201,3 +208,39 @@ function draw() {
   list.replaceChildren(...items);
   list.hidden = !items.length;
 }
+
+// --- in the replay: the same turns beside the table, each a jump to its step --------------
+
+const P = { id: null, seat: null, status: "idle", review: null, polls: 0, timer: null, open: null };
+
+/** Show the coach's turns of ``seat`` (the viewer's, when they played the match; null hides
+ * the section) in the replay of match ``id``; ``open(step)`` jumps there. */
+export function replayCoach(id, seat, open) {
+  clearTimeout(P.timer);
+  Object.assign(P, { id, seat, status: "pending", review: null, polls: 0, timer: null, open });
+  $("replay-coach").hidden = seat === null || seat === undefined;
+  if ($("replay-coach").hidden) return;
+  drawReplayCoach();
+  pollReplay(id);
+}
+
+async function pollReplay(id) {
+  const review = await fetchReview(id);
+  if (P.id !== id) return; // another replay meanwhile
+  if (review === "pending" && P.polls < MAX_POLLS) {
+    P.polls += 1;
+    P.timer = setTimeout(() => pollReplay(id), POLL_MS);
+    return;
+  }
+  P.review = review && review !== "pending" ? review : null;
+  P.status = P.review ? "ready" : "failed";
+  drawReplayCoach();
+}
+
+/** Redraw the replay's coach section (a language change). */
+export function drawReplayCoach() {
+  if (P.id === null || $("replay-coach").hidden) return;
+  fill($("replay-coach-note"), $("replay-coach-list"), P.status, P.review, P.seat, P.open);
+}
+
+onLangChange(drawReplayCoach);

@@ -14,6 +14,7 @@ import {
   stockView,
 } from "./board.js";
 import { cardFace, cardName, cardText, sortHand } from "./cards.js";
+import { replayCoach } from "./coach.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { applyPatch } from "./patch.js";
@@ -45,8 +46,9 @@ export function replayId() {
 }
 
 /** Load match ``id`` and show its first step (or step ``step``). ``daily`` (when known)
- * spares a request the server would refuse. */
-export async function openReplay(id, daily = null, step = null) {
+ * spares a request the server would refuse; ``seat`` (when the viewer played it) shows the
+ * coach's turns of that seat beside it. */
+export async function openReplay(id, daily = null, step = null, seat = null) {
   stop();
   R.id = id;
   R.data = null;
@@ -87,6 +89,12 @@ export async function openReplay(id, daily = null, step = null) {
   }
   R.status = status;
   if (status === "ready" && step !== null) R.at = Math.max(0, Math.min(last(), step));
+  if (status === "ready") {
+    replayCoach(id, seat, (at) => {
+      goTo(at);
+      $("replay-felt").scrollIntoView({ block: "nearest" }); // on a phone the list is below
+    });
+  }
   renderReplay();
   if (status === "ready") $("replay-next").focus();
 }

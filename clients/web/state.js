@@ -93,6 +93,7 @@ export const S = {
   matches: null,
   findCoach: null, // {room, totals, tries}: looking for the match the coach reviews
   findReplay: null, // {room, totals, tries}: looking for the match that just ended
+  replaySeat: {}, // match id -> the seat this player played in it (null: not theirs)
   replayDaily: {}, // match id -> its daily {day, ranked} or null, to spare refused requests
   notice: null, // {key, vars}: a message kept in the lobby until dismissed
   storeDown: false,

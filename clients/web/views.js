@@ -55,7 +55,9 @@ export function route() {
     S.matches = null;
     send({ type: "my_matches" });
   }
-  if (view === "replay" && replayId() !== arg) openReplay(arg, S.replayDaily[arg] || null, step);
+  if (view === "replay" && replayId() !== arg) {
+    openReplay(arg, S.replayDaily[arg] || null, step, S.replaySeat[arg] ?? null);
+  }
   else if (view === "replay" && step !== null) showStep(step);
   if (view !== "replay" && replayId() !== null) closeReplay();
   render();
@@ -113,7 +115,10 @@ function sameTotals(a, b) {
 
 export function onMatches(frame) {
   S.matches = Array.isArray(frame.matches) ? frame.matches : [];
-  for (const match of S.matches) S.replayDaily[match.id] = match.daily || null;
+  for (const match of S.matches) {
+    S.replayDaily[match.id] = match.daily || null;
+    S.replaySeat[match.id] = Number.isInteger(match.seat) ? match.seat : null;
+  }
   coachMatches(S.matches);
   const wanted = S.findReplay;
   if (wanted) {

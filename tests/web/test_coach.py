@@ -77,3 +77,13 @@ def test_the_coach_names_the_turn_that_ended_one_card_short(pages: Pages, shots:
     expect(ana).to_have_url(re.compile(rf"#replay/{code}-1/1$"))
     expect(ana.locator("#replay-slider")).to_have_value("1")
     expect(ana.locator("#replay-caption")).to_have_text("Bot 2 drew a card and ended the turn.")
+
+    # Beside the replay, the same turns; each jumps to its step.
+    side = ana.locator("#replay-coach")
+    expect(side).to_be_visible()
+    expect(side.locator(".coach-turn")).to_have_count(1)
+    ana.click("#replay-last")
+    expect(ana.locator("#replay-slider")).not_to_have_value("1")
+    side.locator(".coach-replay").click()
+    expect(ana.locator("#replay-slider")).to_have_value("1")
+    shots(ana, "coach-replay")
