@@ -1,7 +1,8 @@
 // The coach on the match result: "Your three costliest turns", from the server's review of
 // the match that just ended (GET /api/matches/ID/review, docs/coach.md). Each turn shows the
 // hand you held, what you played, the better line, what it would have saved and why (the
-// hint's reason words), and opens the replay at that turn.
+// hint's reason words), and opens the replay at that turn. The replay of one of your matches
+// shows the same turns beside the table (replayCoach), each a jump to its step.
 
 import { cardFace, cardName, cardText } from "./cards.js";
 import { send } from "./connection.js";
@@ -59,7 +60,7 @@ export function coachMatches(matches) {
     S.findCoach = null;
     C.id = found.id;
     C.status = "pending";
-    poll(C.key);
+    poll(C, C.id, draw);
   } else if (wanted.tries < 8) {
     wanted.tries += 1;
     setTimeout(() => send({ type: "my_matches" }), 300);
@@ -70,18 +71,19 @@ export function coachMatches(matches) {
   }
 }
 
-async function poll(key) {
-  if (C.key !== key || !C.id) return;
-  const review = await fetchReview(C.id);
-  if (C.key !== key) return; // another result meanwhile
-  if (review === "pending" && C.polls < MAX_POLLS) {
-    C.polls += 1;
-    C.timer = setTimeout(() => poll(key), POLL_MS);
+/** Ask for match ``id``'s review into ``state`` (the result's or the replay's) until it is
+ * ready or failed, then ``redraw()``; another match in ``state`` meanwhile ends it. */
+async function poll(state, id, redraw) {
+  const review = await fetchReview(id);
+  if (state.id !== id) return;
+  if (review === "pending" && state.polls < MAX_POLLS) {
+    state.polls += 1;
+    state.timer = setTimeout(() => poll(state, id, redraw), POLL_MS);
     return;
   }
-  C.review = review && review !== "pending" ? review : null;
-  C.status = C.review ? "ready" : "failed";
-  draw();
+  state.review = review && review !== "pending" ? review : null;
+  state.status = state.review ? "ready" : "failed";
+  redraw();
 }
 
 /** The review of match ``id``: the document, "pending" (202), or null (any failure). */
@@ -221,20 +223,7 @@ export function replayCoach(id, seat, open) {
   $("replay-coach").hidden = seat === null || seat === undefined;
   if ($("replay-coach").hidden) return;
   drawReplayCoach();
-  pollReplay(id);
-}
-
-async function pollReplay(id) {
-  const review = await fetchReview(id);
-  if (P.id !== id) return; // another replay meanwhile
-  if (review === "pending" && P.polls < MAX_POLLS) {
-    P.polls += 1;
-    P.timer = setTimeout(() => pollReplay(id), POLL_MS);
-    return;
-  }
-  P.review = review && review !== "pending" ? review : null;
-  P.status = P.review ? "ready" : "failed";
-  drawReplayCoach();
+  poll(P, id, drawReplayCoach);
 }
 
 /** Redraw the replay's coach section (a language change). */
