@@ -249,6 +249,10 @@ export function wireResult() {
   $("leave-ask").addEventListener("click", (event) => {
     if (event.target === $("leave-ask")) closeAsk(true);
   });
+  // The cards left overlap by the width there is: a phone turned, a window narrowed.
+  window.addEventListener("resize", () => {
+    if (!$("overlay").hidden) renderOverlay();
+  });
   $("next-hand").addEventListener("click", () => send({ type: "next_hand" }));
   $("view-table").addEventListener("click", () => {
     const g = game();

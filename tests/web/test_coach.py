@@ -64,6 +64,15 @@ def test_the_coach_names_the_turn_that_ended_one_card_short(pages: Pages, shots:
     )
     ana.locator("#overlay").evaluate("o => o.querySelector('.dialog').scrollTo(0, 1e6)")
     shots(ana, "coach-result")
+    # Narrowed with the result open (a phone turned upright): the table still fits.
+    ana.set_viewport_size({"width": 1280, "height": 800})
+    ana.set_viewport_size({"width": 375, "height": 667})
+    fits = """() => {
+      const dialog = document.querySelector('#overlay .dialog');
+      return dialog.scrollWidth <= dialog.clientWidth;
+    }"""
+    ana.wait_for_function(fits, timeout=5000)
+    ana.set_viewport_size({"width": 1280, "height": 800})
 
     # The same, in Czech.
     choose_language(ana, "cs")
