@@ -107,6 +107,10 @@ def audit(recorder: Recorder, logs: dict[str, list[dict[str, Any]]]) -> int:
         assert code is not None
         history = rooms[code]
         seat = sent.seat
+        if (frame["version"] if kind == "snapshot" else frame["to"]) not in history:
+            # Sent after the logs were read (a bot moved meanwhile): nothing to judge it by,
+            # and every later frame of this connection is later still.
+            continue
         if kind == "snapshot":
             version = frame["version"]
             allowed = visible(history[version], seat)

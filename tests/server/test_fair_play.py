@@ -447,7 +447,10 @@ async def test_coming_back_on_another_process_voids_the_first_processs_grace_tim
     must not mark her away, because she came back after it started."""
     url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
     prefix = f"kc-test-{uuid.uuid4().hex[:12]}"
-    settings = make_settings(redis_url=url, redis_prefix=prefix, tick=0.2, lease=1.0, grace=1.0)
+    # The grace is long enough that connecting and joining, each within 0.3 of it, fits a
+    # busy machine: a's timer must end inside the second drop, before b's ends.
+    grace = 3.0
+    settings = make_settings(redis_url=url, redis_prefix=prefix, tick=0.2, lease=1.0, grace=grace)
     a = await start_server(settings)
     b = await start_server(dataclasses.replace(settings, process_id=uuid.uuid4().hex[:8]))
     clients: list[GameClient] = []
@@ -465,13 +468,13 @@ async def test_coming_back_on_another_process_voids_the_first_processs_grace_tim
         await ben.ready()
         await ana.start()
         await ben.until(lambda c: c.game is not None)
-        await ana.close()  # a's timer ends at +1.0 s
-        await asyncio.sleep(0.4)
+        await ana.close()  # a's timer ends at +1.0 grace
+        await asyncio.sleep(0.4 * grace)
         back = await connect(b, "Ana", ana.player)
         await back.join(code, token=ana.token)
-        await asyncio.sleep(0.3)
-        await back.close()  # a short drop at +0.7 s on b
-        await asyncio.sleep(0.6)  # a's old timer ends meanwhile
+        await asyncio.sleep(0.3 * grace)
+        await back.close()  # a short drop at +0.7 grace on b
+        await asyncio.sleep(0.6 * grace)  # a's old timer ends meanwhile
         again = await connect(b, "Ana", ana.player)
         await again.join(code, token=ana.token)
         await asyncio.sleep(1.2)
