@@ -13,10 +13,6 @@ player's language, the cards drawn by the ``card`` function of the client.
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +22,7 @@ from clients.net import GameClient
 from clients.words import describe_reason
 
 from .render import sorted_hand
-from .replay import _ID, http_base
+from .replay import http_base, match_json
 
 #: A card code as the client draws it: ``7D`` as ``7♦``.
 Card = Callable[[str], str]
@@ -53,27 +49,11 @@ class CoachError(Exception):
 def fetch_review(url: str, match_id: str, timeout: float = 10.0) -> dict[str, Any] | None:
     """The review of finished match ``match_id`` from the server at ``url``; None while the
     server is still working on it (``202``). Raises :class:`CoachError`."""
-    if not _ID.match(match_id):
-        raise CoachError(f"{match_id!r} is not a match id.")
-    base = http_base(url)
-    address = f"{base}/api/matches/{urllib.parse.quote(match_id)}/review"
-    request = urllib.request.Request(address, headers={"Accept": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            status, body = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        raise CoachError(f"The server at {base} answered {exc.code} {exc.reason}.") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        raise CoachError(f"Cannot reach the server at {base}: {reason}.") from None
+    status, review = match_json(url, match_id, "review", CoachError, timeout=timeout)
     if status == 202:
         return None
-    try:
-        review = json.loads(body)
-    except ValueError:
-        raise CoachError(f"The server at {base} sent something that is not JSON.") from None
     if not isinstance(review, dict) or not isinstance(review.get("seats"), list):
-        raise CoachError(f"The server at {base} sent no review.")
+        raise CoachError(f"The server at {http_base(url)} sent no review.")
     return review
 
 

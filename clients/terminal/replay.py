@@ -93,36 +93,53 @@ def http_base(url: str) -> str:
     return f"{scheme}://{parts.netloc}"
 
 
+def match_json(
+    url: str,
+    match_id: str,
+    part: str,
+    error: type[Exception],
+    refusals: Mapping[int, str] | None = None,
+    timeout: float = 10.0,
+) -> tuple[int, Any]:
+    """``GET /api/matches/ID`` (``part`` "") or ``/api/matches/ID/part`` from the server at
+    ``url`` (HTTP or WebSocket address): the status and the decoded JSON (None for a ``202``).
+    Anything else raises ``error``, worded for people; ``refusals`` words some HTTP errors
+    (``{base}`` and ``{match}`` are filled in)."""
+    if not _ID.match(match_id):
+        raise error(f"{match_id!r} is not a match id (letters, digits and '-').")
+    base = http_base(url)
+    address = f"{base}/api/matches/{urllib.parse.quote(match_id)}" + (f"/{part}" if part else "")
+    request = urllib.request.Request(address, headers={"Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, body = int(response.status), response.read()
+    except urllib.error.HTTPError as exc:
+        worded = (refusals or {}).get(exc.code, "The server at {base} answered {code} {reason}.")
+        message = worded.format(base=base, match=match_id, code=exc.code, reason=exc.reason)
+        raise error(message) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        raise error(f"Cannot reach the server at {base}: {reason}.") from None
+    if status == 202:
+        return status, None
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        raise error(f"The server at {base} sent something that is not JSON.") from None
+
+
 def fetch_record(url: str, match_id: str, timeout: float = 10.0) -> dict[str, Any]:
     """The record of finished match ``match_id`` from the server at ``url`` (HTTP or
     WebSocket address); raises :class:`ReplayError` when it cannot be had (a daily deal of
     the current day is withheld until the day is over)."""
-    if not _ID.match(match_id):
-        raise ReplayError(f"{match_id!r} is not a match id (letters, digits and '-').")
-    base = http_base(url)
-    address = f"{base}/api/matches/{urllib.parse.quote(match_id)}"
-    request = urllib.request.Request(address, headers={"Accept": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read()
-    except urllib.error.HTTPError as exc:
-        if exc.code == 403:
-            raise ReplayError(
-                f"Match {match_id} is a daily deal of a day that is not over yet: its replay "
-                "is shown once the day (UTC) is over."
-            ) from None
-        if exc.code == 404:
-            raise ReplayError(f"The server at {base} has no finished match {match_id}.") from None
-        raise ReplayError(f"The server at {base} answered {exc.code} {exc.reason}.") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        raise ReplayError(f"Cannot reach the server at {base}: {reason}.") from None
-    try:
-        record = json.loads(body)
-    except ValueError:
-        raise ReplayError(f"The server at {base} sent something that is not JSON.") from None
+    refusals = {
+        403: "Match {match} is a daily deal of a day that is not over yet: its replay is "
+        "shown once the day (UTC) is over.",
+        404: "The server at {base} has no finished match {match}.",
+    }
+    _, record = match_json(url, match_id, "", ReplayError, refusals, timeout)
     if not isinstance(record, dict):
-        raise ReplayError(f"The server at {base} sent no match record.")
+        raise ReplayError(f"The server at {http_base(url)} sent no match record.")
     return record
 
 
