@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 #: Reviews computed at once per process (each one hand at a time), in order of the matches'
 #: ends.
 AT_ONCE = 1
+#: Reviews started and not done, per process, at most: asking for the reviews of many old
+#: matches at once queues no more than this (the others answer "pending" until there is room).
+MAX_STARTED = 64
 
 
 def people_seats(record: dict[str, Any]) -> list[int]:
@@ -52,9 +55,12 @@ class Reviews:
 
     def start(self, record: dict[str, Any]) -> None:
         """Start reviewing a finished match (nothing happens for one without people, one
-        being reviewed here already, or while the server shuts down)."""
+        being reviewed here already, while :data:`MAX_STARTED` are, or while the server
+        shuts down)."""
         match_id = str(record["id"])
         if match_id in self._running or self._tasks.closing or not people_seats(record):
+            return
+        if len(self._running) >= MAX_STARTED:
             return
         task = self._tasks.spawn(self._review(record))
         self._running[match_id] = task

@@ -8,7 +8,10 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 from protocol.bots.review import review
+from server import reviews as reviews_module
 from server.app import GameServer
 
 from .conftest import ClientFactory
@@ -68,3 +71,24 @@ async def test_a_finished_match_is_reviewed_for_its_people_and_kept(
 async def test_a_review_of_a_match_nobody_kept_is_not_found(server: GameServer) -> None:
     status, payload = await asyncio.to_thread(get, server, "/api/matches/NOPE-1/review")
     assert status == 404 and payload["error"] == "no such match"
+
+
+async def test_asking_for_many_reviews_at_once_starts_a_bounded_number(
+    server: GameServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[str] = []
+    gate = asyncio.Event()
+
+    async def slow(record: dict[str, Any]) -> None:
+        started.append(record["id"])
+        await gate.wait()
+
+    reviews = server.reviews
+    monkeypatch.setattr(reviews, "_review", slow)
+    person = {"name": "Ana", "kind": "human", "level": None}
+    for n in range(reviews_module.MAX_STARTED + 20):
+        record = {"id": f"OLD-{n}", "seats": [person, None], "log": [], "options": {}}
+        assert await reviews.get(record) is None  # pending
+    await asyncio.sleep(0)
+    assert len(started) == reviews_module.MAX_STARTED
+    gate.set()
