@@ -153,7 +153,7 @@ async def test_your_costliest_turns_beside_the_replay_and_1_to_3_jump_to_them(
         save(app, "replay-coach-120x40")
         (ARTIFACTS / "replay-coach-120x40.txt").write_text(screen_text(app))
         await pilot.press("end")
-        assert "▶" not in "\n".join(region_text(app, coach))
+        await wait_for(pilot, lambda: "▶" not in "".join(region_text(app, coach)), "no mark")
         await pilot.press(str(n + 1) if n < 3 else "home")  # a key with no turn: nothing
         assert screen.index == (screen.replay.last if n < 3 else 0)
 
@@ -220,8 +220,8 @@ async def test_the_replay_alone_knows_you_by_the_token_file_and_not_someone_else
         screen = other.screen
         assert isinstance(screen, ReplayScreen)
         assert screen.seat is None and screen.coach is None
-        assert not screen.query_one("#rcoach").display
         text = await shows(pilot, "←→ step · PgUp PgDn hand · Home End · ? help · Esc back")
+        assert not screen.query_one("#rcoach").display
         assert "costliest" not in text and "your turns" not in text
         await pilot.press("1")
         assert screen.index == 0  # 1 is no turn of anyone's here
@@ -257,9 +257,10 @@ async def test_a_pending_a_failed_and_a_withheld_review_never_hold_the_replay_up
     screen = ReplayScreen(replay, Look(), seat=0, url=http, fetch=pending_until_the_gate)
     app = Viewer(screen)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: bool(asked), "the review asked for")
         coach = screen.query_one("#rcoach")
-        assert region_text(app, coach)[1].startswith("│ The coach is looking at your turns…")
+        pending = "│ The coach is looking at your turns…"
+        await wait_for(pilot, lambda: pending in "".join(region_text(app, coach)), "pending")
+        assert asked and region_text(app, coach)[1].startswith(pending)
         assert coach.region.height == 3  # one short line
         await pilot.press("right", "right")
         assert screen.index == 2  # the replay goes on meanwhile

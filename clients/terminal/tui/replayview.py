@@ -46,7 +46,7 @@ class ReplayScreen(Screen[None]):
     #caption { height: 2; padding: 0 1; }
     #rmain { height: 1fr; layout: vertical; }
     #rbody { height: 1fr; }
-    #rcoach { border: round $secondary; padding: 0 1; height: auto; }
+    #rcoach { border: round $secondary; padding: 0 1; height: auto; display: none; }
     #rtable { grid-size: 3 3; grid-gutter: 0 1; width: 1fr; min-width: 46; }
     #rresult { width: 1fr; min-width: 46; border: round $secondary; padding: 0 1; }
     .pile { border: round $secondary; height: 1fr; content-align: center middle; }
