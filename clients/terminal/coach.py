@@ -194,6 +194,16 @@ def seat_review(review: Mapping[str, Any] | None, seat: int | None) -> Mapping[s
     return entry if isinstance(entry, Mapping) else None
 
 
+def own_seat(record: Mapping[str, Any], player_id: str | None) -> int | None:
+    """The seat the player ``player_id`` (a public id) played in match ``record`` (its
+    ``players``, as the server keeps them; a bot's seat has none), or None: someone else's
+    match, or no identity known."""
+    players = record.get("players") or []
+    if player_id is None or player_id not in players:
+        return None
+    return list(players).index(player_id)
+
+
 def costliest(
     entry: Mapping[str, Any] | None, lang: str = "en", card: Card = _plain
 ) -> list[TurnLines]:
@@ -242,6 +252,7 @@ __all__ = [
     "load_review",
     "move_text",
     "moves_text",
+    "own_seat",
     "percent",
     "points_text",
     "seat_review",

@@ -28,6 +28,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from clients.i18n import LANGUAGES, section
@@ -439,6 +440,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", type=int, metavar="N", help="start at the deal of hand N")
     p.add_argument(
         "--step", type=int, metavar="N", help="start at step N (the coach names its turns' steps)"
+    )
+    p.add_argument(
+        "--token-file",
+        type=Path,
+        help="where your player identity is kept, as for 'kings-corner play' (full screen: "
+        "the coach's turns of your seat are shown in the replay of one of your matches)",
     )
     p.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
     p.add_argument("--ascii", action="store_true", help="suit letters instead of symbols")

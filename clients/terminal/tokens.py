@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .replay import http_base
+
 #: At most this many rooms are remembered per server (the oldest are forgotten first).
 KEEP = 50
 #: The key of the player identity under a server's URL (room codes are upper case).
@@ -92,6 +94,18 @@ class TokenFile:
         token = entry.get("token") if isinstance(entry, dict) else None
         if isinstance(token, str) and len(token) in _PLAYER_LENGTH:
             return token
+        return None
+
+    def player_id(self, url: str) -> str | None:
+        """The public id of the player kept for the server at ``url``, if any; the server
+        is the same whichever of its addresses named it (``ws://h:p/`` or ``http://h:p``)."""
+        origin = http_base(url)
+        for key, rooms in self._load().items():
+            entry = rooms.get(PLAYER)
+            if http_base(key) == origin and isinstance(entry, dict):
+                found = entry.get("id")
+                if isinstance(found, str) and found:
+                    return found
         return None
 
     def put_player(self, url: str, token: str, player_id: str | None = None) -> None:

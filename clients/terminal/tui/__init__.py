@@ -44,9 +44,12 @@ def play(args: argparse.Namespace, entry: object = None) -> int:
 def replay(args: argparse.Namespace) -> int:
     """Run the replay viewer alone for ``kings-corner replay ID`` options."""
     look = look_for(ascii_only=args.ascii, no_color=args.no_color, lang=args.lang)
+    # The token file says who the viewer is: the coach's turns of their own seat are shown.
+    tokens = TokenFile(args.token_file or default_path())
     app = KingsCornerApp(
         GameClient(args.url),
         look,
+        tokens=tokens,
         replay_id=args.id,
         replay_only=True,
         replay_hand=args.hand,

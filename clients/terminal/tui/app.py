@@ -19,6 +19,7 @@ from clients.net import GameClient, ServerError
 from clients.words import describe_error, describe_profile, who
 
 from ..app import Entry, TerminalClient
+from ..coach import own_seat
 from ..replay import ReplayError, build, fetch_record
 from ..tokens import TokenFile
 from .boards import BoardsScreen, MatchesScreen
@@ -60,6 +61,7 @@ class KingsCornerApp(App[int]):
         self.replay_only = replay_only
         self.replay_hand = replay_hand
         self.replay_step = replay_step
+        self.tokens = tokens
         self.terminal = TerminalClient(client, write=self._ignore, tokens=tokens, fill=fill)
         self.game_screen: GameScreen | None = None
         self.lobby = LobbyScreen(client.name)
@@ -271,6 +273,13 @@ class KingsCornerApp(App[int]):
         asked for on the command line, else at the start."""
         self.run_worker(self._replay(match_id, step), exclusive=True, group="replay")
 
+    def player_id(self) -> str | None:
+        """Who this player is (the public id): the server's word once connected, else the
+        identity the token file keeps for this server (the replay viewer run alone)."""
+        if self.client.player_id is not None:
+            return self.client.player_id
+        return self.tokens.player_id(self.client.url) if self.tokens is not None else None
+
     async def _replay(self, match_id: str, step: int | None = None) -> None:
         try:
             record = await asyncio.to_thread(fetch_record, self.client.url, match_id)
@@ -285,7 +294,8 @@ class KingsCornerApp(App[int]):
             start = replay.hand_starts[self.replay_hand - 1]
         if step is not None:
             start = max(0, min(step, replay.last))
-        screen = ReplayScreen(replay, self.look, start)
+        seat = own_seat(record, self.player_id())
+        screen = ReplayScreen(replay, self.look, start, seat=seat, url=self.client.url)
         if self.replay_only:
             await self.push_screen(screen, lambda _: self.exit(0))
         else:

@@ -15,7 +15,8 @@ from .text import t
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key of the table, the waiting room and the results; Esc or ``?`` closes it."""
+    """Every key of the table, the waiting room and the results (or of the screen whose
+    help ``key`` names, the replay's); Esc or ``?`` closes it."""
 
     CSS = """
     HelpScreen { align: center middle; }
@@ -28,12 +29,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "dismiss", show=False),
     ]
 
-    def __init__(self, look: Look) -> None:
+    def __init__(self, look: Look, key: str = "help") -> None:
         super().__init__()
         self.look = look
+        self.key = key
 
     def compose(self) -> ComposeResult:
-        text = self.look.text(t(self.look.lang, "help"))
+        text = self.look.text(t(self.look.lang, self.key))
         with Vertical(id="help"):
             yield Static(text)
 

@@ -84,10 +84,54 @@ def coach_text(state: str, turns: list[TurnLines], look: Look, width: int = 0) -
     keys = "coach_key" if len(turns) == 1 else "coach_keys"
     out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
     for number, turn in enumerate(turns, start=1):
-        out.append(f"{number}", "bold reverse")
-        out.append(_wrapped(" " + look.text(turn.where), width, " ", 1) + "\n", "bold")
-        for line in turn.lines():
-            out.append(_wrapped("  " + look.text(line), width, "  ") + "\n")
+        _costly_turn(out, number, turn, look, width)
+    return out
+
+
+def _costly_turn(
+    out: Text, number: int, turn: TurnLines, look: Look, width: int, lead: str = ""
+) -> None:
+    """Append costly turn ``number``: its key, its where, its lines indented (after
+    ``lead``, a mark of one column or none)."""
+    out.append(lead)
+    out.append(f"{number}", "bold reverse")
+    taken = len(lead) + 1
+    indent = " " * (taken + 1)
+    out.append(_wrapped(" " + look.text(turn.where), width, indent, taken) + "\n", "bold")
+    for line in turn.lines():
+        out.append(_wrapped(indent + look.text(line), width, indent) + "\n")
+
+
+def replay_coach_text(
+    state: str, turns: list[TurnLines], look: Look, width: int, at: int, compact: bool
+) -> Text:
+    """The coach's turns beside a replay (its title is the panel's): the review's state
+    (``pending``, ``failed``), none found, or each costly turn numbered by its key, the one
+    the replay is at (step ``at``) marked. ``compact`` (under the table of a narrow
+    terminal): one line a turn, where and the better line, cut to ``width``; else the keys
+    and each turn whole, wrapped to ``width``."""
+    lang = look.lang
+    if state in ("pending", "failed") or not turns:
+        note = t(lang, f"coach.{state}" if state in ("pending", "failed") else "coach.none")
+        return Text(_wrapped(note, width, ""), "dim" if state == "pending" else "")
+    mark = "▶" if look.symbols else ">"
+    out = Text()
+    if not compact:
+        keys = "replay_coach_key" if len(turns) == 1 else "replay_coach_keys"
+        out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
+    for number, turn in enumerate(turns, start=1):
+        lead = mark if turn.step == at else " "
+        if not compact:
+            _costly_turn(out, number, turn, look, width, lead)
+            continue
+        line = Text(lead)
+        line.append(f"{number}", "bold reverse")
+        line.append(" " + look.text(turn.where), "bold")
+        line.append(" · " + look.text(turn.better))
+        line.truncate(width, overflow="ellipsis")
+        out.append_text(line)
+        out.append("\n")
+    out.rstrip()
     return out
 
 
@@ -159,4 +203,12 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
     return out
 
 
-__all__ = ["coach_text", "describe", "options_line", "result_text", "seat_name", "waiting_text"]
+__all__ = [
+    "coach_text",
+    "describe",
+    "options_line",
+    "replay_coach_text",
+    "result_text",
+    "seat_name",
+    "waiting_text",
+]

@@ -1,35 +1,52 @@
 """The replay viewer: a finished match step by step, on the same table as a live one, every
-hand open. The match is rebuilt by :func:`clients.terminal.replay.build`."""
+hand open. The match is rebuilt by :func:`clients.terminal.replay.build`.
+
+The replay of one of the viewer's own matches shows the coach's costliest turns of their
+seat beside the table (below it when the terminal is narrow), keys 1 2 3 jumping to each
+turn's step, as the web client's replay does; the review is fetched in the background and
+never holds the replay up."""
 
 from __future__ import annotations
 
+import datetime
 from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
 from protocol.engine import public_view
 
+from ..coach import FetchReview, await_review, costliest, fetch_review, seat_review
 from ..render import Style
 from ..replay import Replay, caption
 from .board import TableView
+from .game import Coach
 from .look import Look, sorted_hand
-from .panels import result_text
+from .panels import replay_coach_text, result_text
 from .text import t
+
+#: From this width the coach's turns stand beside the table, whole; below it they are listed
+#: under the table, a line each (the table and the hands keep their widths).
+WIDE = 118
+#: The coach's column beside the table, at least.
+COACH_WIDTH = 38
 
 
 class ReplayScreen(Screen[None]):
-    """Step through ``replay``: arrows step, PgUp/PgDn jump a hand, Home/End, Esc back."""
+    """Step through ``replay``: arrows step, PgUp/PgDn jump a hand, Home/End, 1 2 3 the
+    coach's turns, ``?`` the keys, Esc back."""
 
     CSS = """
     ReplayScreen { layout: vertical; }
     #rtop { height: 1; background: $primary-background; padding: 0 1; }
     #caption { height: 2; padding: 0 1; }
+    #rmain { height: 1fr; layout: vertical; }
     #rbody { height: 1fr; }
+    #rcoach { border: round $secondary; padding: 0 1; height: auto; display: none; }
     #rtable { grid-size: 3 3; grid-gutter: 0 1; width: 1fr; min-width: 46; }
     #rresult { width: 1fr; min-width: 46; border: round $secondary; padding: 0 1; }
     .pile { border: round $secondary; height: 1fr; content-align: center middle; }
@@ -46,35 +63,127 @@ class ReplayScreen(Screen[None]):
         Binding("home,s", "go(0)", show=False),
         Binding("end,e", "go(-1)", show=False),
         Binding("escape,q", "back", show=False),
+        Binding("1", "turn(1)", show=False),
+        Binding("2", "turn(2)", show=False),
+        Binding("3", "turn(3)", show=False),
+        Binding("question_mark", "help", show=False),
     ]
 
-    def __init__(self, replay: Replay, look: Look, start: int = 0) -> None:
+    def __init__(
+        self,
+        replay: Replay,
+        look: Look,
+        start: int = 0,
+        *,
+        seat: int | None = None,
+        url: str | None = None,
+        fetch: FetchReview = fetch_review,
+    ) -> None:
+        """``seat``: the viewer's own seat in the match (None: not theirs, nothing of the
+        coach is shown); its review is asked of the server at ``url`` with ``fetch``."""
         super().__init__()
         self.replay = replay
         self.look = look
         self.index = start
+        self.seat = seat
+        self.url = url
+        self.fetch = fetch
+        #: The coach's review of the viewer's seat; None when there is none to show.
+        self.coach: Coach | None = Coach() if self._reviewable() else None
+
+    def _reviewable(self) -> bool:
+        record = self.replay.record
+        if self.seat is None or self.url is None or not record.get("id"):
+            return False
+        # Today's daily deal is reviewed (and replayed) only once the day is over.
+        daily = record.get("daily")
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        return not (isinstance(daily, dict) and str(daily.get("day", "")) >= today)
 
     def compose(self) -> ComposeResult:
         yield Static(id="rtop")
         yield Static(id="caption")
-        with Horizontal(id="rbody"):
-            yield TableView(id="rtable")
-            yield Static(id="rresult")
-            with Vertical(id="rside"):
-                yield Static(id="hands")
-        yield Static(t(self.look.lang, "replay_keys"), id="rkeys")
+        with Container(id="rmain"):
+            with Horizontal(id="rbody"):
+                yield TableView(id="rtable")
+                yield Static(id="rresult")
+                with Vertical(id="rside"):
+                    yield Static(id="hands")
+            yield Static(id="rcoach")
+        yield Static(id="rkeys")
 
     def on_mount(self) -> None:
         self.query_one("#hands").border_title = t(self.look.lang, "replay_all_open")
+        coach = self.query_one("#rcoach", Static)
+        coach.border_title = t(self.look.lang, "coach.title")
+        coach.display = self.coach is not None
+        if self.coach is not None:
+            self.run_worker(self._fetch_review(), exclusive=True, group="coach")
         self.show()
 
     def on_resize(self) -> None:
-        width = self.size.width
-        self.query_one("#rside").styles.width = 34 if width < 100 else width * 36 // 100
         self.show()
+
+    async def _fetch_review(self) -> None:
+        coach, url = self.coach, self.url
+        if coach is None or url is None:
+            return
+        try:
+            review = await await_review(url, str(self.replay.record["id"]), fetch=self.fetch)
+        except Exception:  # whatever went wrong, one short line says it; the replay goes on
+            coach.state = "failed"
+        else:
+            entry = seat_review(review, self.seat)
+            coach.turns = costliest(entry, self.look.lang, self.look.card)
+            coach.state = "ready"
+        if self.is_mounted:
+            self.show()
+
+    def _wide(self) -> bool:
+        return self.coach is not None and self.size.width >= WIDE
+
+    def _lay_out(self) -> None:
+        """The coach's turns beside the table when the terminal is wide, else below it; the
+        hands' column as wide as the space left allows."""
+        width = self.size.width
+        main = self.query_one("#rmain")
+        coach = self.query_one("#rcoach", Static)
+        wide = self._wide()
+        main.styles.layout = "horizontal" if wide else "vertical"
+        body = width
+        if wide:
+            coach.styles.width = max(COACH_WIDTH, width // 3)
+            coach.styles.height = "1fr"
+            body = width - max(COACH_WIDTH, width // 3)
+        else:
+            coach.styles.width = "1fr"
+            coach.styles.height = "auto"
+        self.query_one("#rside").styles.width = 34 if body < 100 else body * 36 // 100
+
+    def _coach_text(self) -> Text:
+        coach = self.coach
+        assert coach is not None
+        width = self.size.width
+        wide = self._wide()
+        inner = (max(COACH_WIDTH, width // 3) if wide else width) - 4  # its border and padding
+        turns = coach.turns or []
+        return replay_coach_text(coach.state, turns, self.look, inner, self.index, not wide)
+
+    def _keys_text(self) -> str:
+        lang = self.look.lang
+        turns = self.coach.turns if self.coach is not None else None
+        if not turns:
+            return t(lang, "replay_keys")
+        keys = "1" if len(turns) == 1 else f"1\u2013{len(turns)}"
+        return t(lang, "replay_keys_coach", keys=keys)
 
     def show(self) -> None:
         replay, look, lang = self.replay, self.look, self.look.lang
+        self._lay_out()
+        if self.coach is not None:
+            self.query_one("#rcoach", Static).update(self._coach_text())
+        keys = Text(look.text(self._keys_text()), overflow="ellipsis", no_wrap=True)
+        self.query_one("#rkeys", Static).update(keys)
         step = replay.steps[self.index]
         match = step.match
         record = replay.record
@@ -130,8 +239,19 @@ class ReplayScreen(Screen[None]):
         self.index = self.replay.last if index < 0 else index
         self.show()
 
+    def action_turn(self, number: int) -> None:
+        """Jump to the step of the coach's costly turn ``number`` (1-based), if there is one."""
+        turns = self.coach.turns if self.coach is not None else None
+        if turns and 1 <= number <= len(turns):
+            self.action_go(max(0, min(self.replay.last, turns[number - 1].step)))
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.look, "replay_help"))
+
     def action_back(self) -> None:
         self.dismiss()
 
 
-__all__ = ["ReplayScreen"]
+__all__ = ["COACH_WIDTH", "WIDE", "ReplayScreen"]
