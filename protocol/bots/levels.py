@@ -27,7 +27,7 @@ KEEPING_WEIGHTS = Weights(my_fit=0.5, chain=0.3)
 CONFIGS: dict[str, SearchConfig] = {
     "medium": SearchConfig(noise=0.2, weights=KEEPING_WEIGHTS),
     "hard": SearchConfig(worlds=48, candidates=6, first_stage=8, weights=KEEPING_WEIGHTS),
-    "expert": SearchConfig(worlds=240, candidates=16, first_stage=16),
+    "expert": SearchConfig(worlds=480, candidates=16, first_stage=32),
 }
 
 _SIMPLE: dict[str, Callable[[int | str | None], RememberingBot]] = {

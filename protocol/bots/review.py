@@ -66,7 +66,8 @@ HAND_SIZE = 7
 
 @dataclass(frozen=True, slots=True)
 class ReviewConfig:
-    """How hard the coach looks: the expert's search without a clock.
+    """How hard the coach looks: the expert's search (its settings by default) without a
+    clock.
 
     ``candidates`` ends are kept after the static evaluation (the played one always stays),
     then played out in at most ``worlds`` sampled worlds by successive halving from
@@ -76,10 +77,10 @@ class ReviewConfig:
     and ``shown`` of the costliest are listed.
     """
 
-    candidates: int = 16
-    worlds: int = 240
-    first_stage: int = 16
-    node_limit: int = 4000
+    candidates: int = CONFIGS["expert"].candidates
+    worlds: int = CONFIGS["expert"].worlds
+    first_stage: int = CONFIGS["expert"].first_stage
+    node_limit: int = CONFIGS["expert"].node_limit
     outcomes: int = 64
     threshold: float = 0.5
     shown: int = 3

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from protocol.bots import Bot, make_bot
 from protocol.bots.explain import CODES
+from protocol.bots.levels import CONFIGS
 from protocol.bots.review import ReviewConfig, decisions, review
 from protocol.engine import (
     DECK,
@@ -157,3 +158,16 @@ def test_decisions_split_turns_at_draws_and_skip_the_forced_ones() -> None:
         assert texts != ["draw"]
         assert "draw" not in texts[:-1]  # a draw ends a decision
         assert record["log"][decision.step] == texts[0]
+
+
+def test_the_coach_searches_as_the_expert_plays() -> None:
+    """One search for both: the review's defaults are the expert's settings, so a change to
+    the expert's strength changes the coach with it."""
+    expert = CONFIGS["expert"]
+    coach = ReviewConfig()
+    assert (coach.candidates, coach.worlds, coach.first_stage, coach.node_limit) == (
+        expert.candidates,
+        expert.worlds,
+        expert.first_stage,
+        expert.node_limit,
+    )
