@@ -25,6 +25,7 @@ from ..render import Style
 from ..replay import Replay, caption
 from .board import TableView
 from .game import Coach
+from .help import HelpScreen
 from .look import Look, sorted_hand
 from .panels import replay_coach_text, result_text
 from .text import t
@@ -142,6 +143,10 @@ class ReplayScreen(Screen[None]):
     def _wide(self) -> bool:
         return self.coach is not None and self.size.width >= WIDE
 
+    def _coach_width(self) -> int:
+        """The coach's column beside the table (when :meth:`_wide`)."""
+        return max(COACH_WIDTH, self.size.width // 3)
+
     def _lay_out(self) -> None:
         """The coach's turns beside the table when the terminal is wide, else below it; the
         hands' column as wide as the space left allows."""
@@ -152,9 +157,9 @@ class ReplayScreen(Screen[None]):
         main.styles.layout = "horizontal" if wide else "vertical"
         body = width
         if wide:
-            coach.styles.width = max(COACH_WIDTH, width // 3)
+            coach.styles.width = self._coach_width()
             coach.styles.height = "1fr"
-            body = width - max(COACH_WIDTH, width // 3)
+            body = width - self._coach_width()
         else:
             coach.styles.width = "1fr"
             coach.styles.height = "auto"
@@ -163,9 +168,8 @@ class ReplayScreen(Screen[None]):
     def _coach_text(self) -> Text:
         coach = self.coach
         assert coach is not None
-        width = self.size.width
         wide = self._wide()
-        inner = (max(COACH_WIDTH, width // 3) if wide else width) - 4  # its border and padding
+        inner = (self._coach_width() if wide else self.size.width) - 4  # its border and padding
         turns = coach.turns or []
         return replay_coach_text(coach.state, turns, self.look, inner, self.index, not wide)
 
@@ -246,8 +250,6 @@ class ReplayScreen(Screen[None]):
             self.action_go(max(0, min(self.replay.last, turns[number - 1].step)))
 
     def action_help(self) -> None:
-        from .help import HelpScreen
-
         self.app.push_screen(HelpScreen(self.look, "replay_help"))
 
     def action_back(self) -> None:
