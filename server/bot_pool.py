@@ -26,8 +26,13 @@ server's own priority: on a host with other busy processes an idle-class worker 
 seconds for a CPU, and the person with it. Each of those decisions is still bounded by the
 bot's think budget, and the pool is small, so it cannot take the event loop's CPU for long;
 bot-only rooms, rooms nobody watches and settling matches stay in the idle workers. Both
-pools start at the first decision. The coach's reviews have a third, of one process
-(:data:`REVIEW_WORKERS`), started at the first review.
+pools start at the first decision.
+
+The coach's reviews have two pools of their own (:data:`REVIEW_WORKERS` processes each),
+each started at its first review: a review nobody has asked for yet runs idle-class, on CPU
+nothing else wants; one somebody is waiting for runs niced but not idle-class, so that it
+is ready even beside busy processes (:mod:`server.reviews` moves a review from one to the
+other when it is asked for).
 """
 
 from __future__ import annotations
@@ -73,10 +78,12 @@ HINT, BOT, REVIEW = 0, 1, 2
 #: rooms of people against expert bots: their decisions queued behind each other, and a
 #: person's longest wait was several times the quiet machine's (docs/performance.md).
 URGENT_WORKERS = 2
-#: Worker processes for the coach's reviews: niced like the idle workers but not in
-#: ``SCHED_IDLE``, which on a host with other busy processes gets no CPU at all (a review
-#: waited minutes there); at nice 10 it takes a tenth of a busy core's time and, being one
-#: process, at most one core. Bot decisions never queue behind a review.
+#: Worker processes for the coach's reviews, in each of their two pools: reviews nobody
+#: waits for yet run idle-class like unwatched bots (niced alone, a review running beside the
+#: event loop took 40% of the moves a loaded 2-core server served, docs/performance.md);
+#: reviews somebody asked for run niced but not idle-class, because beside busy processes the
+#: idle class gets no CPU at all (a review waited minutes there). Bot decisions never queue
+#: behind a review.
 REVIEW_WORKERS = 1
 #: The least a decision a person waits for thinks (ms), however long it queued.
 MIN_URGENT_BUDGET_MS = 10.0
@@ -281,9 +288,10 @@ class BotPool:
         self._urgent = (
             _Workers(urgent_workers, 0, idle=False) if self.workers and urgent_workers > 0 else None
         )
-        # Reviews: one process of their own, niced but not idle-class, started at the first
-        # review (none without worker processes: then they share the idle threads).
-        self._review = _Workers(REVIEW_WORKERS, NICE, idle=False) if self.workers else None
+        # Reviews: processes of their own, idle-class until somebody waits for one (none
+        # without worker processes: then they share the idle threads).
+        self._review = _Workers(REVIEW_WORKERS, NICE, idle=idle_class) if self.workers else None
+        self._review_asked = _Workers(REVIEW_WORKERS, NICE, idle=False) if self.workers else None
         self._closed = False
 
     @property
@@ -325,13 +333,20 @@ class BotPool:
         waiting bot decisions."""
         return await self._run(self._urgent or self._idle, HINT, hint, view)
 
+    @property
+    def reviews_asked_apart(self) -> bool:
+        """True when a review somebody waits for runs in workers of its own (with worker
+        processes; without them every review shares the idle threads)."""
+        return self._review_asked is not None
+
     async def review_hand(
-        self, record: Mapping[str, Any], hand: int, seats: list[int]
+        self, record: Mapping[str, Any], hand: int, seats: list[int], *, asked: bool = False
     ) -> dict[int, list[dict[str, Any]]]:
         """The coach's judgement of ``seats``' decisions in hand ``hand`` of a finished match
-        (:func:`protocol.bots.review.review_hand`), in the review worker
-        (:data:`REVIEW_WORKERS`)."""
-        pool = self._review or self._idle
+        (:func:`protocol.bots.review.review_hand`), in a review worker
+        (:data:`REVIEW_WORKERS`): idle-class, or, ``asked`` (somebody waits for it), niced
+        but not idle-class."""
+        pool = (self._review_asked if asked else self._review) or self._idle
         return await self._run(pool, REVIEW, review_hand, record, hand, seats)
 
     async def _ready(self, pool: _Workers) -> Executor:
@@ -346,7 +361,8 @@ class BotPool:
                 log.error("a bot worker process died; starting new ones")
                 other.discard()
         for other in pools:
-            if other is not pool and not other.asked and pool is not self._review:
+            reviewing = pool is self._review or pool is self._review_asked
+            if other is not pool and not other.asked and not reviewing:
                 self._start_soon(other)
         return await pool.ready()
 
@@ -386,7 +402,7 @@ class BotPool:
         The same signature as :meth:`concurrent.futures.Executor.shutdown`.
         """
         self._closed = True
-        for pool in (self._idle, self._urgent, self._review):
+        for pool in (self._idle, self._urgent, self._review, self._review_asked):
             if pool is not None:
                 pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 

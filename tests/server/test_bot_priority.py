@@ -171,12 +171,15 @@ async def test_the_driver_asks_urgently_only_while_a_person_plays_and_watches(
     assert asked and not any(asked[-3:])
 
 
-async def test_a_review_runs_niced_in_its_own_worker_never_idle_class(
+async def test_a_review_runs_idle_class_until_somebody_waits_for_it(
     pool: BotPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # SCHED_IDLE gets no CPU beside ordinary busy processes: a review would never be ready.
     monkeypatch.setattr(bot_pool, "review_hand", where_reviewed)
-    policy, niceness = await pool.review_hand({}, 0, [0])  # type: ignore[misc]
+    # Nobody waits: CPU nothing else wants (niced alone it took a loaded server's moves).
+    assert _is_idle(*await pool.review_hand({}, 0, [0]))  # type: ignore[misc]
+    # Somebody waits: niced, but not idle-class, which beside busy processes gets no CPU.
+    policy, niceness = await pool.review_hand({}, 0, [0], asked=True)  # type: ignore[misc]
     assert niceness == os.nice(0) + bot_pool.NICE
     if hasattr(os, "SCHED_OTHER"):
         assert policy == os.SCHED_OTHER
+    assert pool.reviews_asked_apart

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import signal
 from typing import Any
 
 import pytest
 
 from protocol.bots.review import review
+from protocol.engine import NEXT_HAND
 from server import reviews as reviews_module
 from server.app import GameServer
 
@@ -33,9 +36,8 @@ async def _review(server: GameServer, match_id: str) -> dict[str, Any]:
     raise AssertionError("the review never came")
 
 
-async def test_a_finished_match_is_reviewed_for_its_people_and_kept(
-    server: GameServer, client: ClientFactory
-) -> None:
+async def _finish_a_match(client: ClientFactory) -> str:
+    """Ana and Ben (seats 0 and 1) and a random bot play a short match to its end: its id."""
     a = await client("Ana")
     code = await a.create(seats=3, target=8, bots=[None, None, "random"])
     b = await client("Ben")
@@ -52,6 +54,13 @@ async def test_a_finished_match_is_reviewed_for_its_people_and_kept(
             break
         await asyncio.sleep(0.05)
     assert match_id is not None
+    return str(match_id)
+
+
+async def test_a_finished_match_is_reviewed_for_its_people_and_kept(
+    server: GameServer, client: ClientFactory
+) -> None:
+    match_id = await _finish_a_match(client)
 
     got = await _review(server, match_id)
 
@@ -82,7 +91,7 @@ async def test_asking_for_many_reviews_at_once_starts_a_bounded_number(
     started: list[str] = []
     gate = asyncio.Event()
 
-    async def slow(record: dict[str, Any]) -> None:
+    async def slow(record: dict[str, Any], *_: object) -> None:
         started.append(record["id"])
         await gate.wait()
 
@@ -95,3 +104,76 @@ async def test_asking_for_many_reviews_at_once_starts_a_bounded_number(
     await asyncio.sleep(0)
     assert len(started) == reviews_module.MAX_STARTED
     gate.set()
+
+
+async def test_a_review_asked_for_is_ready_though_its_idle_worker_gets_no_cpu(
+    server: GameServer, client: ClientFactory
+) -> None:
+    # The worker for reviews nobody waits for is frozen: what an idle-class process gets
+    # beside busy ones. Asking moves the review (and the hand it was on) to the other one.
+    pool = server.bots.pool._review
+    assert pool is not None
+    await pool.ready()
+    frozen = list(pool.executor._processes)  # type: ignore[union-attr]
+    assert frozen
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        match_id = await _finish_a_match(client)
+        got = await _review(server, match_id)
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    status, record = await asyncio.to_thread(get, server, f"/api/matches/{match_id}")
+    assert status == 200
+    assert json.dumps(got, sort_keys=True) == json.dumps(review(record, [0, 1]), sort_keys=True)
+
+
+class _Pool:
+    """The bot pool's review seam: a worker for reviews nobody waits for that never answers
+    (no CPU to spare), and one for reviews somebody waits for that answers at once."""
+
+    reviews_asked_apart = True
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, bool]] = []
+
+    async def review_hand(
+        self, record: dict[str, Any], hand: int, seats: list[int], *, asked: bool = False
+    ) -> dict[int, list[dict[str, Any]]]:
+        self.calls.append((record["id"], hand, asked))
+        if not asked:
+            await asyncio.Event().wait()
+        return {seat: [] for seat in seats}
+
+
+async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
+    server: GameServer,
+) -> None:
+    pool = _Pool()
+    reviews = reviews_module.Reviews(server.store, pool, server.tasks)  # type: ignore[arg-type]
+    person = {"name": "Ana", "kind": "human", "level": None}
+    options = {"seats": 2}
+    first = {"id": "Q-1", "seats": [person, None], "log": [NEXT_HAND], "options": options}
+    second = {"id": "Q-2", "seats": [person, None], "log": [], "options": options}
+    reviews.start(first)
+    reviews.start(second)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    # One review at a time nobody waits for: the first, stuck on its first hand.
+    assert pool.calls == [("Q-1", 0, False)]
+    assert await reviews.get(second) is None  # pending: now somebody waits for it
+    for _ in range(50):
+        if await server.store.get_review("Q-2") is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert await server.store.get_review("Q-2") is not None  # not behind the first
+    assert await reviews.get(first) is None
+    for _ in range(50):
+        if await server.store.get_review("Q-1") is not None:
+            break
+        await asyncio.sleep(0.01)
+    done = await server.store.get_review("Q-1")
+    assert done is not None and done["seats"][0]["turns"] == 0
+    # The hand it was on went to the other worker too; the rest went there only.
+    assert pool.calls == [("Q-1", 0, False), ("Q-2", 0, True), ("Q-1", 0, True), ("Q-1", 1, True)]
