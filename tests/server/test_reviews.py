@@ -110,7 +110,7 @@ async def test_a_review_asked_for_is_ready_though_its_idle_worker_gets_no_cpu(
     server: GameServer, client: ClientFactory
 ) -> None:
     # The worker for reviews nobody waits for is frozen: what an idle-class process gets
-    # beside busy ones. Asking moves the review (and the hand it was on) to the other one.
+    # beside busy ones. Asked for, the review (and the hand it was on) soon moves to the other.
     pool = server.bots.pool._review
     assert pool is not None
     await pool.ready()
@@ -135,21 +135,23 @@ class _Pool:
 
     reviews_asked_apart = True
 
-    def __init__(self) -> None:
+    def __init__(self, idle_answers: bool = False) -> None:
         self.calls: list[tuple[str, int, bool]] = []
+        self.idle_answers = idle_answers
 
     async def review_hand(
         self, record: dict[str, Any], hand: int, seats: list[int], *, asked: bool = False
     ) -> dict[int, list[dict[str, Any]]]:
         self.calls.append((record["id"], hand, asked))
-        if not asked:
+        if not asked and not self.idle_answers:
             await asyncio.Event().wait()
         return {seat: [] for seat in seats}
 
 
 async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
-    server: GameServer,
+    server: GameServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(reviews_module, "PROMOTE_AFTER", 0.05)
     pool = _Pool()
     reviews = reviews_module.Reviews(server.store, pool, server.tasks)  # type: ignore[arg-type]
     person = {"name": "Ana", "kind": "human", "level": None}
@@ -177,3 +179,19 @@ async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
     assert done is not None and done["seats"][0]["turns"] == 0
     # The hand it was on went to the other worker too; the rest went there only.
     assert pool.calls == [("Q-1", 0, False), ("Q-2", 0, True), ("Q-1", 0, True), ("Q-1", 1, True)]
+
+
+async def test_a_review_asked_for_stays_idle_class_where_a_cpu_has_time_to_spare(
+    server: GameServer,
+) -> None:
+    pool = _Pool(idle_answers=True)
+    reviews = reviews_module.Reviews(server.store, pool, server.tasks)  # type: ignore[arg-type]
+    person = {"name": "Ana", "kind": "human", "level": None}
+    record = {"id": "Q-3", "seats": [person, None], "log": [NEXT_HAND], "options": {"seats": 2}}
+    assert await reviews.get(record) is None  # asked for at once, as the clients do
+    for _ in range(100):
+        if await server.store.get_review("Q-3") is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert await server.store.get_review("Q-3") is not None
+    assert pool.calls == [("Q-3", 0, False), ("Q-3", 1, False)]  # nothing computed twice
