@@ -37,8 +37,8 @@ VIEWERS: list[int | None] = [0, None]
 _TAIL = b"\x00\x00\xff\xff"
 
 
-def _compressor(bits: int, level: int) -> Any:
-    return zlib.compressobj(wbits=-bits, memLevel=level)
+def _compressor(bits: int, mem_level: int, level: int) -> Any:
+    return zlib.compressobj(level, wbits=-bits, memLevel=mem_level)
 
 
 _SPENT = [0.0, 0]  # CPU seconds compressing patches, and how many
@@ -53,7 +53,9 @@ def _deflate(compressor: Any, data: bytes, timed: bool = False) -> int:
     return len(out) - len(_TAIL) if out.endswith(_TAIL) else len(out)
 
 
-def measure(moves: int, seed: int, bits: int, level: int) -> dict[str, dict[str, list[int]]]:
+def measure(
+    moves: int, seed: int, bits: int, mem_level: int, level: int = 6
+) -> dict[str, dict[str, list[int]]]:
     """Frame sizes per viewer kind: raw and deflated patches and snapshots."""
     from protocol.engine import legal_actions
     from server.fanout import after_move, patches
@@ -61,7 +63,7 @@ def measure(moves: int, seed: int, bits: int, level: int) -> dict[str, dict[str,
     rng = random.Random(seed)
     room = started_room(seed)
     docs = room.docs(VIEWERS)
-    links = {v: _compressor(bits, level) for v in VIEWERS}
+    links = {v: _compressor(bits, mem_level, level) for v in VIEWERS}
     sizes: dict[str, dict[str, list[int]]] = {
         ("seat" if v is not None else "spectator"): {
             "patch": [],
@@ -113,7 +115,8 @@ def measure(moves: int, seed: int, bits: int, level: int) -> dict[str, dict[str,
                     }
                 )
                 kind["snapshot"].append(len(snap))
-                kind["snapshot_deflated"].append(_deflate(_compressor(bits, level), snap))
+                fresh = _compressor(bits, mem_level, level)
+                kind["snapshot_deflated"].append(_deflate(fresh, snap))
         docs = new_docs
         done += 1
     return sizes
@@ -129,8 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--window-bits", type=int, default=defaults.compression_window_bits, help="9-15"
     )
     parser.add_argument("--mem-level", type=int, default=defaults.compression_mem_level)
+    parser.add_argument("--level", type=int, default=defaults.compression_level, help="1-9")
     args = parser.parse_args(argv)
-    sizes = measure(args.moves, args.seed, args.window_bits, args.mem_level)
+    sizes = measure(args.moves, args.seed, args.window_bits, args.mem_level, args.level)
     result: dict[str, Any] = {}
     for kind, parts in sizes.items():
         med = {name: statistics.median(values) for name, values in parts.items()}
@@ -153,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "deflate_us_per_patch": round(_SPENT[0] / max(1, _SPENT[1]) * 1e6, 2),
             "window_bits": args.window_bits,
             "mem_level": args.mem_level,
+            "level": args.level,
             **result,
         }
     )

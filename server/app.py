@@ -68,7 +68,11 @@ class GameServer:
         self.tasks = Tasks()
         self.connections: set[RoomConnection] = set()
         self.bots = BotRunner(
-            settings.bot_workers, self.metrics, self.tasks, idle_class=settings.bot_idle_class
+            settings.bot_workers,
+            self.metrics,
+            self.tasks,
+            urgent_workers=settings.urgent_workers,
+            idle_class=settings.bot_idle_class,
         )
         self.records = Records(settings, self.store)
         self.reviews = Reviews(self.store, self.bots.pool, self.tasks)
@@ -252,7 +256,10 @@ def deflate_extensions(settings: Settings) -> list[IdleFreeDeflateFactory] | Non
             server_max_window_bits=bits,
             client_max_window_bits=bits,
             client_no_context_takeover=True,
-            compress_settings={"memLevel": settings.compression_mem_level},
+            compress_settings={
+                "memLevel": settings.compression_mem_level,
+                "level": settings.compression_level,
+            },
         )
     ]
 

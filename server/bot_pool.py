@@ -21,7 +21,7 @@ Jobs wait here, not in the executor: at most :data:`PER_WORKER` per worker are h
 it at once, and a person's hint goes ahead of every waiting bot decision.
 
 A turn a person waits for (an *urgent* decision: a person plays the room and watches it)
-and every hint go to a second, small pool (:data:`URGENT_WORKERS` processes) at the
+and every hint go to a second, small pool (``urgent_workers`` processes, a setting) at the
 server's own priority: on a host with other busy processes an idle-class worker may wait
 seconds for a CPU, and the person with it. Each of those decisions is still bounded by the
 bot's think budget, and the pool is small, so it cannot take the event loop's CPU for long;
@@ -73,11 +73,6 @@ PER_WORKER = 2
 THREADS = 2
 #: Priorities: lower goes first. A review (the coach's, after a match) waits for every bot.
 HINT, BOT, REVIEW = 0, 1, 2
-#: Worker processes at the server's own priority for the decisions a person waits for
-#: (0: those go to the idle workers too, as before this pool). One was not enough for ten
-#: rooms of people against expert bots: their decisions queued behind each other, and a
-#: person's longest wait was several times the quiet machine's (docs/performance.md).
-URGENT_WORKERS = 2
 #: Worker processes for the coach's reviews, in each of their two pools: reviews nobody
 #: waits for yet run idle-class like unwatched bots (niced alone, a review running beside the
 #: event loop took 40% of the moves a loaded 2-core server served, docs/performance.md);
@@ -280,9 +275,7 @@ class BotPool:
     Nothing starts until the first decision; :meth:`shutdown` stops the workers.
     """
 
-    def __init__(
-        self, workers: int, urgent_workers: int = URGENT_WORKERS, idle_class: bool = True
-    ) -> None:
+    def __init__(self, workers: int, urgent_workers: int, idle_class: bool = True) -> None:
         self.workers = max(0, workers)
         self._idle = _Workers(self.workers, NICE, idle=idle_class)
         self._urgent = (
@@ -419,7 +412,6 @@ __all__ = [
     "NICE",
     "REVIEW",
     "REVIEW_WORKERS",
-    "URGENT_WORKERS",
     "BotPool",
     "BotSeat",
 ]

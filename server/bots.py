@@ -12,7 +12,7 @@ from typing import Any
 
 from protocol.engine import Action
 
-from .bot_pool import URGENT_WORKERS, BotPool, BotSeat
+from .bot_pool import BotPool, BotSeat
 from .metrics import Metrics
 from .tasks import Tasks
 
@@ -25,7 +25,7 @@ class BotRunner:
         workers: int,
         metrics: Metrics,
         tasks: Tasks,
-        urgent_workers: int = URGENT_WORKERS,
+        urgent_workers: int,
         idle_class: bool = True,
     ) -> None:
         self.pool = BotPool(workers, urgent_workers, idle_class)

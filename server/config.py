@@ -66,6 +66,13 @@ class Settings:
     #: CPU time nothing else wants; off: they are only niced). Off suits a host whose cores
     #: other work keeps busy, where idle-class bots of unwatched rooms may wait minutes.
     bot_idle_class: bool = True
+    #: Worker processes at the server's own priority for the bot turns a person waits for
+    #: (and hints), each decision within the bot's think budget; 0: those go to the idle
+    #: workers too. One was not enough for ten rooms of people against expert bots (their
+    #: decisions queued behind each other); beside two busy processes on 2 cores, two made
+    #: a person's longest waits 1.8-2.4 times the quiet machine's, four 1.1 times
+    #: (docs/performance.md).
+    urgent_workers: int = 4
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
     #: Failed joins (``room_not_found``, ``bad_token``, ``bad_recovery_code``) one connection
@@ -102,6 +109,9 @@ class Settings:
     #: keeping a context (their frames are small), so the server keeps no decompressor.
     compression_window_bits: int = 13
     compression_mem_level: int = 4
+    #: zlib's compression level (1-9): how hard each frame is searched for repeats (CPU per
+    #: frame, not memory).
+    compression_level: int = 6
     #: Seconds without an outgoing frame after which a connection's compressor is dropped
     #: (the next frame starts a new one): idle connections keep no zlib memory.
     compression_idle: float = 5.0

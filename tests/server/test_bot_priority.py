@@ -28,7 +28,7 @@ from .worker_jobs import where, where_by, where_reviewed
 
 @pytest.fixture
 async def pool() -> AsyncIterator[BotPool]:
-    p = BotPool(1)
+    p = BotPool(1, 2)
     try:
         yield p
     finally:
@@ -108,7 +108,7 @@ async def _play(pool: BotPool, urgent: bool, steps: int) -> list[str]:
 async def test_the_answers_are_the_same_in_either_pool() -> None:
     # Not idle-class here: forty decisions in SCHED_IDLE beside busy processes take minutes,
     # and where a worker runs cannot change what it answers (the first test checks where).
-    pool = BotPool(1, idle_class=False)
+    pool = BotPool(1, 2, idle_class=False)
     try:
         idle = await _play(pool, urgent=False, steps=40)
         urgent = await _play(pool, urgent=True, steps=40)
@@ -119,7 +119,7 @@ async def test_the_answers_are_the_same_in_either_pool() -> None:
 
 async def test_the_idle_class_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bot_pool, "decide", where)
-    p = BotPool(1, idle_class=False)
+    p = BotPool(1, 2, idle_class=False)
     try:
         policy, niceness = await p.choose(BotSeat("expert", "s"), {})  # type: ignore[misc]
     finally:
