@@ -69,10 +69,9 @@ class Settings:
     #: Worker processes at the server's own priority for the bot turns a person waits for
     #: (and hints), each decision within the bot's think budget; 0: those go to the idle
     #: workers too. One was not enough for ten rooms of people against expert bots (their
-    #: decisions queued behind each other); beside two busy processes on 2 cores, two made
-    #: a person's longest waits 1.8-2.4 times the quiet machine's, four 1.1 times
-    #: (docs/performance.md).
-    urgent_workers: int = 4
+    #: decisions queued behind each other); four against two was not told apart by the
+    #: measurement (docs/performance.md).
+    urgent_workers: int = 2
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
     #: Failed joins (``room_not_found``, ``bad_token``, ``bad_recovery_code``) one connection
