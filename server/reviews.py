@@ -9,10 +9,10 @@ Asked for and still not ready :data:`PROMOTE_AFTER` seconds later (the answer sa
 pending), it goes to the worker that is niced but not idle-class, ahead of the queue, and the
 hand it was on is started there too, the first answer counting: beside busy processes an
 idle-class worker gets no CPU at all. On a machine with CPU to spare the idle class is
-served at once, and a review asked for is ready before then. A review of
-a match kept before reviews were, or one a restart cut short, starts when asked for. The
-search has a fixed seed and no clock, so any process or worker computing a review computes
-the same one (:mod:`protocol.bots.review`).
+served at once, and a review asked for is usually ready before then. A review of a match
+kept before reviews were, or one a restart cut short, starts when asked for. The search has
+a fixed seed and no clock, so any process or worker computing a review computes the same
+one (:mod:`protocol.bots.review`).
 
 Only people's seats are reviewed; a bot's seat is ``null``.
 """
