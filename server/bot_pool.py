@@ -32,7 +32,7 @@ The coach's reviews have two pools of their own (:data:`REVIEW_WORKERS` processe
 each started at its first review: a review nobody has asked for yet runs idle-class, on CPU
 nothing else wants; one somebody is waiting for runs niced but not idle-class, so that it
 is ready even beside busy processes (:mod:`server.reviews` moves a review from one to the
-other when it is asked for).
+other once somebody has waited a while for it).
 """
 
 from __future__ import annotations

@@ -69,8 +69,8 @@ class Settings:
     #: Worker processes at the server's own priority for the bot turns a person waits for
     #: (and hints), each decision within the bot's think budget; 0: those go to the idle
     #: workers too. One was not enough for ten rooms of people against expert bots (their
-    #: decisions queued behind each other); four against two was not told apart by the
-    #: measurement (docs/performance.md).
+    #: decisions queued behind each other); four made the longest waits beside two busy
+    #: processes worse than two did (docs/performance.md).
     urgent_workers: int = 2
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
