@@ -183,13 +183,11 @@ def main(argv: list[str] | None = None) -> None:
             "wait_ms": {q: median_of(runs, "wait_ms", q) for q in ("p50", "p99", "max")},
             "pooled_wait_ms": _pooled([w for r in runs for w in r.pop("all_waits")]),
         }
-    quiet_p99, busy_p99 = figures["quiet"]["wait_ms"]["p99"], figures["busy"]["wait_ms"]["p99"]
-    ratio = rounded(busy_p99 / quiet_p99) if quiet_p99 and busy_p99 is not None else None
-    pooled_quiet = figures["quiet"]["pooled_wait_ms"]["p99"]
-    pooled_busy = figures["busy"]["pooled_wait_ms"]["p99"]
-    pooled_ratio = rounded(pooled_busy / pooled_quiet) if pooled_quiet else None
-    p95_quiet = figures["quiet"]["pooled_wait_ms"]["p95"]
-    p95_ratio = rounded(figures["busy"]["pooled_wait_ms"]["p95"] / p95_quiet) if p95_quiet else None
+
+    def busy_over_quiet(kind: str, q: str) -> float | None:
+        quiet_ms, busy_ms = figures["quiet"][kind][q], figures["busy"][kind][q]
+        return rounded(busy_ms / quiet_ms) if quiet_ms and busy_ms is not None else None
+
     emit(
         {
             "benchmark": "bot_wait",
@@ -204,9 +202,9 @@ def main(argv: list[str] | None = None) -> None:
                 "server_flags": args.server_flag,
             },
             **figures,
-            "busy_over_quiet_p99": ratio,
-            "busy_over_quiet_pooled_p99": pooled_ratio,
-            "busy_over_quiet_pooled_p95": p95_ratio,
+            "busy_over_quiet_p99": busy_over_quiet("wait_ms", "p99"),
+            "busy_over_quiet_pooled_p99": busy_over_quiet("pooled_wait_ms", "p99"),
+            "busy_over_quiet_pooled_p95": busy_over_quiet("pooled_wait_ms", "p95"),
             "target_ratio": TARGET_RATIO,
             "runs": {"quiet": quiet, "busy": busy},
         }

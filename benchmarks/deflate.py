@@ -54,7 +54,7 @@ def _deflate(compressor: Any, data: bytes, timed: bool = False) -> int:
 
 
 def measure(
-    moves: int, seed: int, bits: int, mem_level: int, level: int = 6
+    moves: int, seed: int, bits: int, mem_level: int, level: int
 ) -> dict[str, dict[str, list[int]]]:
     """Frame sizes per viewer kind: raw and deflated patches and snapshots."""
     from protocol.engine import legal_actions

@@ -162,10 +162,11 @@ class Reviews:
         fast: asyncio.Future[dict[int, list[dict[str, Any]]]] | None = None
         try:
             await _first(idle, promoted.wait())
-            if not idle.done():
-                fast = asyncio.ensure_future(pool.review_hand(record, hand, seats, asked=True))
-                await asyncio.wait((idle, fast), return_when=asyncio.FIRST_COMPLETED)
-            return (idle if idle.done() else fast or idle).result()
+            if idle.done():
+                return idle.result()
+            fast = asyncio.ensure_future(pool.review_hand(record, hand, seats, asked=True))
+            await asyncio.wait((idle, fast), return_when=asyncio.FIRST_COMPLETED)
+            return (idle if idle.done() else fast).result()
         finally:
             for job in (idle, fast):
                 if job is not None:
