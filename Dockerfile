@@ -12,6 +12,7 @@ FROM python:3.11.13-slim-bookworm AS build
 WORKDIR /src
 # Only what the distribution needs; tests, benchmarks and local virtualenvs stay out.
 COPY pyproject.toml README.md constraints.txt ./
+COPY kings_corner ./kings_corner
 COPY protocol ./protocol
 COPY server ./server
 COPY clients ./clients

@@ -34,7 +34,7 @@ import shlex
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -189,6 +189,55 @@ def load_dockerfile(text: str) -> Dockerfile:
 
 
 @dataclass
+class Stage:
+    """One stage of a Dockerfile: its name and the instructions this build carries out."""
+
+    name: str
+    workdir: str = "/"
+    #: ``(from stage or None, sources, destination)`` of each ``COPY``.
+    copies: list[tuple[str | None, list[str], str]] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+
+
+def load_stages(text: str) -> list[Stage]:
+    """The stages of a Dockerfile, with ``WORKDIR``, ``COPY`` and ``RUN`` (shell form)."""
+    joined = re.sub(r"\\\n", " ", text)
+    stages: list[Stage] = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        word, rest = word.upper(), rest.strip()
+        if word == "FROM":
+            parts = rest.split()
+            name = parts[2] if len(parts) == 3 and parts[1].upper() == "AS" else str(len(stages))
+            stages.append(Stage(name))
+            continue
+        if not stages:
+            continue
+        stage = stages[-1]
+        if word == "WORKDIR":
+            stage.workdir = str(PurePosixPath(stage.workdir) / rest)
+        elif word == "COPY":
+            args = shlex.split(rest)
+            origin = None
+            while args and args[0].startswith("--"):
+                flag = args.pop(0)
+                if flag.startswith("--from="):
+                    origin = flag.partition("=")[2]
+                else:
+                    raise Untranslatable(f"Dockerfile COPY {flag}: not known to this build")
+            *sources, destination = args
+            stage.copies.append((origin, sources, destination))
+        elif word == "RUN":
+            stage.runs.append(rest)
+        elif word == "ADD":
+            raise Untranslatable("Dockerfile ADD: use COPY")
+    return stages
+
+
+@dataclass
 class Directive:
     """One nginx directive: its name, arguments and, for a block, what is inside."""
 
@@ -281,6 +330,23 @@ def health_path(command: list[str], where: str) -> str:
     if len(found) != 1:
         raise Untranslatable(f"{where}: expected one http://127.0.0.1:8000/... URL: {command}")
     return str(found[0])
+
+
+def check_build_context(directory: Path) -> None:
+    """The image's build stage copies the folder of every package pyproject.toml ships:
+    ``pip wheel`` fails on a missing one (the full build is :mod:`tests.deploy.image`)."""
+    stages = load_stages((directory / "Dockerfile").read_text())
+    copied = {
+        PurePosixPath(source).parts[0]
+        for origin, sources, _ in stages[0].copies
+        if origin is None
+        for source in sources
+    }
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    tops = {str(name).split(".")[0] for name in config["packages"]}
+    missing = sorted(tops - copied)
+    if missing:
+        raise Untranslatable(f"the Dockerfile's build stage does not COPY the packages {missing}")
 
 
 def check_health(dockerfile: Dockerfile, server: dict[str, Any]) -> None:
@@ -458,19 +524,24 @@ def plan(
     nginx: str = "nginx",
     ipv6: bool = False,
     extra_env: dict[str, str] | None = None,
+    entrypoint: str | None = None,
 ) -> Plan:
     """The deployment of ``directory``'s docker-compose.yml, Dockerfile and the nginx
     configuration the compose file mounts, as native processes on the ``ports`` given per
     service (missing ones are 0: enough to check), with their data under ``data``.
 
     ``extra_env`` is added to every game server's environment (the test's speed-ups);
-    none of it may be a variable the compose file sets. Raises :class:`Untranslatable`.
+    none of it may be a variable the compose file sets. ``entrypoint`` is the image's
+    ``kings-corner``, built natively (:mod:`tests.deploy.image`; ``python`` then is the
+    image's interpreter): the servers run from it, in their data folder, with nothing of
+    the checkout on their path. Raises :class:`Untranslatable`.
     """
     compose = load_compose((directory / "docker-compose.yml").read_text())
     image = load_dockerfile((directory / "Dockerfile").read_text())
     for base in image.bases:
         if not re.fullmatch(r"python:3\.11\.\d+-slim-bookworm", base):
             raise Untranslatable(f"Dockerfile FROM {base}: pin a python:3.11.N-slim-bookworm")
+    check_build_context(directory)
     installs = [run for run in image.runs if "pip " in run]
     if not installs or not all("-c " in run and "constraints.txt" in run for run in installs):
         raise Untranslatable("the Dockerfile installs without -c constraints.txt")
@@ -545,7 +616,11 @@ def plan(
             argv = _server_argv(command, port)
             if image.entrypoint != ["kings-corner"]:
                 raise Untranslatable(f"the image's ENTRYPOINT {image.entrypoint} is unknown")
-            native.argv = [python, "-m", _script_module("kings-corner"), *argv]
+            if entrypoint is None:
+                native.argv = [python, "-m", _script_module("kings-corner"), *argv]
+            else:
+                native.argv = [entrypoint, *argv]
+                native.cwd = data / name
         else:
             native.argv = [nginx]
             native.health = _health(test[1:], hosts, name, python)

@@ -7,12 +7,14 @@ variable set, a missing nginx or redis-server is a failure, not a skip.
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from collections.abc import AsyncIterator, Generator
 from pathlib import Path
 
 import pytest
 
+from .image import shared_build
 from .topology import Deployment
 
 FAILED = pytest.StashKey[bool]()
@@ -37,14 +39,16 @@ def pytest_runtest_makereport(
 
 @pytest.fixture
 async def deployment(request: pytest.FixtureRequest) -> AsyncIterator[Deployment]:
-    """A running deployment of this test alone; every process ended by pid afterwards.
+    """A running deployment of this test alone, its servers run from the image the
+    Dockerfile builds (natively, once per run); every process ended by pid afterwards.
 
     When the start or the test fails, the ends of the processes' logs are printed.
     """
+    image = await asyncio.to_thread(shared_build)
     marker = request.node.get_closest_marker("deploy_env")
     env = dict(marker.kwargs) if marker is not None else {}
     with tempfile.TemporaryDirectory(prefix="kc-deploy-") as root:
-        made = Deployment(Path(root), env=env)
+        made = Deployment(Path(root), env=env, image=image)
         try:
             try:
                 await made.start()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import itertools
 import random
 import signal
@@ -24,6 +25,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonpatch
 import orjson
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -526,6 +528,10 @@ async def check_stored(deployment: Deployment, tables: Tables) -> None:
             logs = {code: await store.read(code) for code in tables.rooms}
             behind = [p.name for p in tables.players if p.version > len(logs[p.room or ""])]
             if not behind:
+                # What each player holds now, read before the next await: a frame arriving
+                # meanwhile (the rating event, stored a moment after the logs were read)
+                # would otherwise be compared against a log read before it.
+                shown = {p.name: (p.version, copy.deepcopy(p.doc)) for p in tables.players}
                 break
             await asyncio.sleep(0.1)
         else:
@@ -553,8 +559,12 @@ async def check_stored(deployment: Deployment, tables: Tables) -> None:
         assert wanted in later, f"refused, then the next move refused, yet not stored: {doubt}"
     for p in tables.players:
         assert p.room is not None and p.seat is not None
-        seen = Room.from_events(logs[p.room][: p.version])
-        assert p.doc == seen.doc(p.seat), f"{p.name}'s document differs from the stored log's"
+        version, doc = shown[p.name]
+        stored = Room.from_events(logs[p.room][:version]).doc(p.seat)
+        assert doc == stored, (
+            f"{p.name}'s document (v{version}) differs from the stored log's: "
+            f"{jsonpatch.make_patch(stored, doc).patch}"
+        )
 
 
 # --- client addresses through nginx ------------------------------------------------------

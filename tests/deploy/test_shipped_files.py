@@ -132,6 +132,13 @@ BREAKAGES = [
         "pin a python:3.11.N-slim-bookworm",
     ),
     (
+        "a package left out of the image's build stage",
+        "Dockerfile",
+        "COPY kings_corner ./kings_corner\n",
+        "",
+        "does not COPY the packages ['kings_corner']",
+    ),
+    (
         "dependencies installed without the constraints",
         "Dockerfile",
         "pip install --no-cache-dir --no-index -c /tmp/constraints.txt /wheels/*.whl",

@@ -31,6 +31,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.redis_helpers import UNIT
 
 from . import compose
+from .image import Image
 
 ROOT = compose.ROOT
 
@@ -323,6 +324,7 @@ class Server(Service):
 
     def __init__(self, directory: Path, native: compose.Native, image_health: list[str]) -> None:
         super().__init__(directory, native)
+        native.cwd.mkdir(parents=True, exist_ok=True)
         #: The image's HEALTHCHECK, natively.
         self.image_health = image_health
 
@@ -412,10 +414,16 @@ class Nginx(Service):
 
 class Deployment:
     """The compose file's services, started natively in ``directory`` from the shipped
-    files (``source``: the checkout), the servers with :data:`FAST` and ``env`` added."""
+    files (``source``: the checkout), the servers with :data:`FAST` and ``env`` added,
+    run from ``image`` (the Dockerfile's build, :mod:`tests.deploy.image`) when given,
+    else from the checkout."""
 
     def __init__(
-        self, directory: Path, source: Path = ROOT, env: dict[str, str] | None = None
+        self,
+        directory: Path,
+        source: Path = ROOT,
+        env: dict[str, str] | None = None,
+        image: Image | None = None,
     ) -> None:
         self.directory = directory
         self.ipv6 = ipv6_available()
@@ -427,7 +435,8 @@ class Deployment:
             source,
             ports,
             directory / "data",
-            python=sys.executable,
+            python=image.python if image else sys.executable,
+            entrypoint=image.entrypoint if image else None,
             redis_server=redis_binary(),
             redis_cli=binary("redis-cli", "REDIS_CLI"),
             nginx=nginx_binary(),
