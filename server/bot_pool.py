@@ -56,7 +56,7 @@ from typing import Any, TypeVar
 
 from protocol.bots import Memory, decide, follow_plan, hint
 from protocol.bots.levels import DEFAULT_BUDGET_MS
-from protocol.bots.review import review_hand
+from protocol.bots.review import review_hand, summarize
 from protocol.engine import Action
 
 from . import bot_boot
@@ -341,6 +341,19 @@ class BotPool:
         but not idle-class."""
         pool = (self._review_asked if asked else self._review) or self._idle
         return await self._run(pool, REVIEW, review_hand, record, hand, seats)
+
+    async def review_summary(
+        self,
+        record: Mapping[str, Any],
+        turns: Mapping[int, list[dict[str, Any]]],
+        *,
+        asked: bool = False,
+    ) -> dict[str, Any]:
+        """The review document of a finished match from its judged hands
+        (:func:`protocol.bots.review.summarize`: the turns shown get their fork, chance to
+        win and reason), in a review worker as :meth:`review_hand` is."""
+        pool = (self._review_asked if asked else self._review) or self._idle
+        return await self._run(pool, REVIEW, summarize, record, turns)
 
     async def _ready(self, pool: _Workers) -> Executor:
         """``pool``'s executor; both pools start at the first decision. A pool whose worker

@@ -72,6 +72,9 @@ class RoomContext:
     record: Callable[[dict[str, Any], list[Person], dict[str, Any] | None], Awaitable[Any]]
     #: Forget a room this process no longer serves (the lobby's registry).
     forget: Callable[[str], Awaitable[None]]
+    #: A hand of a match with people ended (the match goes on): the record so far, for the
+    #: coach to review that hand while the next is played.
+    hand_ended: Callable[[dict[str, Any]], None] = lambda _record: None
 
 
 class LiveRoom:
@@ -254,8 +257,12 @@ class LiveRoom:
                         raise
                     version = expected + len(events)
                 finishing = self.room.phase != "finished"
+                playing = self.room.phase == "playing"
                 if not await self._apply_safely(events, actor, seq):
                     break
+                if playing and self.room.phase == "hand_over":
+                    # Exactly one process wins the append that ends a hand: it says so.
+                    self.context.hand_ended(self.room.record_so_far())
                 if finishing and self.room.phase == "finished":
                     # Exactly one process wins the append that ends a match: it records it.
                     room = self.room

@@ -58,7 +58,15 @@ class Lobby:
             reviews.start(finished)
             return changes
 
-        self._context = RoomContext(settings, store, bots, tasks, record=record, forget=self.drop)
+        self._context = RoomContext(
+            settings,
+            store,
+            bots,
+            tasks,
+            record=record,
+            forget=self.drop,
+            hand_ended=reviews.hand_ended,
+        )
         self.rooms: dict[str, LiveRoom] = {}
         #: Loads in flight, one per code, shared by everyone asking meanwhile; each entry
         #: goes when its load ends, so codes that name no room leave nothing behind.

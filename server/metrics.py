@@ -366,6 +366,8 @@ class MeteredStore:
     get_match = _timed(RecordStore.get_match)
     save_review = _timed(RecordStore.save_review)
     get_review = _timed(RecordStore.get_review)
+    save_review_hand = _timed(RecordStore.save_review_hand)
+    get_review_hands = _timed(RecordStore.get_review_hands)
     player_matches = _timed(RecordStore.player_matches)
     claim_daily = _timed(RecordStore.claim_daily)
     record_daily = _timed(RecordStore.record_daily)

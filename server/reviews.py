@@ -1,18 +1,23 @@
-"""The coach's reviews of finished matches: computed once, kept with the match record.
+"""The coach's reviews: each hand as it ends, the match when it finishes, kept with its record.
 
-When a match with people in it finishes, its review starts in a review worker of its own
-(:data:`~server.bot_pool.REVIEW_WORKERS`: no bot decision waits behind it), one hand at a
-time, and is kept in the store beside the record. Until somebody asks for it, it runs in the
-idle class, on CPU nothing else wants, one review at a time in order of the matches' ends:
-a review left to a niced worker beside the event loop cost a loaded server 40% of its moves.
-Asked for and still not ready :data:`PROMOTE_AFTER` seconds later (the answer says it is
-pending), it goes to the worker that is niced but not idle-class, ahead of the queue, and the
-hand it was on is started there too, the first answer counting: beside busy processes an
-idle-class worker gets no CPU at all. On a machine with CPU to spare the idle class is
-served at once, and a review asked for is usually ready before then. A review of a match
-kept before reviews were, or one a restart cut short, starts when asked for. The search has
-a fixed seed and no clock, so any process or worker computing a review computes the same
-one (:mod:`protocol.bots.review`).
+When a hand of a match with people in it ends and the match goes on, this process (the one
+whose append ended the hand) reviews that hand in a review worker of its own
+(:data:`~server.bot_pool.REVIEW_WORKERS`: no bot decision waits behind it) during the pause
+before the next deal, and keeps the judgement in the store (``save_review_hand``), where any
+process finishing the match finds it. When the match finishes, only the hands not judged
+yet (the last one, usually) are reviewed, then the turns each person is told about are made
+ready to show (:func:`protocol.bots.review.summarize`, in a worker too) and the review is
+kept beside the record.
+
+Until somebody asks for a review, its work runs in the idle class, on CPU nothing else
+wants, one match at a time in order of the matches' ends: a review left to a niced worker
+beside the event loop cost a loaded server 40% of its moves. Asked for and still not ready
+:data:`PROMOTE_AFTER` seconds later (the answer says it is pending), it goes to the worker
+that is niced but not idle-class, ahead of the queue, and the job it was on is started there
+too, the first answer counting: beside busy processes an idle-class worker gets no CPU at
+all. A review of a match kept before reviews were, or one a restart cut short, starts when
+asked for. The search has a fixed seed and no clock, so any process or worker computing a
+hand or a review computes the same one (:mod:`protocol.bots.review`).
 
 Only people's seats are reviewed; a bot's seat is ``null``.
 """
@@ -21,9 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from protocol.bots.review import summarize
 from protocol.engine import NEXT_HAND
@@ -34,12 +40,16 @@ from .store.base import RecordStore
 from .tasks import Tasks
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 #: Reviews computed at once per process (each one hand at a time), in order of the matches'
 #: ends.
 AT_ONCE = 1
 #: Reviews started and not done, per process, at most: asking for the reviews of many old
 #: matches at once queues no more than this (the others answer "pending" until there is room).
 MAX_STARTED = 64
+#: Hands of matches still being played waiting for their review, per process, at most: past
+#: it, a hand is left to its match's review.
+MAX_AHEAD = 256
 #: Seconds a review somebody asked for stays in the idle class before it moves to the niced
 #: worker: long enough for the idle class to finish it wherever a CPU has time to spare.
 PROMOTE_AFTER = 3.0
@@ -78,6 +88,8 @@ class Reviews:
         self._tasks = tasks
         self._running: dict[str, _Running] = {}
         self._slots = asyncio.Semaphore(AT_ONCE)
+        #: Hands being reviewed while their match goes on, by (match id, hand).
+        self._ahead: dict[tuple[str, int], asyncio.Future[None]] = {}
 
     def start(self, record: dict[str, Any], *, asked: bool = False) -> None:
         """Start reviewing a finished match (nothing happens for one without people, while
@@ -97,6 +109,32 @@ class Reviews:
         if asked:
             running.ask()
 
+    def hand_ended(self, record: dict[str, Any]) -> None:
+        """A hand of a match with people ended and the match goes on: review that hand now,
+        idle-class (nothing happens while :data:`MAX_AHEAD` hands are waiting, or while the
+        server shuts down: the match's review judges what is missing)."""
+        seats = people_seats(record)
+        if self._tasks.closing or not seats or len(self._ahead) >= MAX_AHEAD:
+            return
+        match_id = str(record["id"])
+        hand = sum(1 for entry in record["log"] if entry == NEXT_HAND)
+        job = self._tasks.spawn(self._review_ahead(record, hand, seats))
+        self._ahead[(match_id, hand)] = job
+        job.add_done_callback(lambda _: self._ahead.pop((match_id, hand), None))
+
+    async def _review_ahead(self, record: dict[str, Any], hand: int, seats: list[int]) -> None:
+        try:
+            judged = await self._pool.review_hand(record, hand, seats)
+            await self._store.save_review_hand(
+                str(record["id"]), hand, {str(seat): items for seat, items in judged.items()}
+            )
+        except KingsCornerError as exc:
+            log.info(
+                "hand %d of match %s not kept for its review: %s", hand, record["id"], exc.code
+            )
+        except Exception:
+            log.exception("could not review hand %d of match %s", hand, record["id"])
+
     def _finished(self, match_id: str) -> None:
         running = self._running.pop(match_id, None)
         if running is not None and running.timer is not None:
@@ -114,20 +152,32 @@ class Reviews:
         return review
 
     async def _review(self, record: dict[str, Any], promoted: asyncio.Event) -> None:
+        match_id = str(record["id"])
         seats = people_seats(record)
         hands = 1 + sum(1 for entry in record["log"] if entry == NEXT_HAND)
         turns: dict[int, list[dict[str, Any]]] = {seat: [] for seat in seats}
         try:
+            ahead = [job for (found, _), job in list(self._ahead.items()) if found == match_id]
+            if ahead:
+                await _first(asyncio.gather(*ahead, return_exceptions=True), promoted.wait())
+            judged = await self._store.get_review_hands(match_id)
             held = await self._slot(promoted)
             try:
                 for hand in range(hands):
-                    judged = await self._hand(record, hand, seats, promoted)
-                    for seat, items in judged.items():
+                    kept = judged.get(hand, {})
+                    if all(str(seat) in kept for seat in seats):
+                        found = {seat: kept[str(seat)] for seat in seats}
+                    else:
+                        judge = partial(self._pool.review_hand, record, hand, seats)
+                        found = await self._job(judge, promoted)
+                    for seat, items in found.items():
                         turns[seat].extend(items)
+                summary = partial(self._pool.review_summary, record, turns)
+                review = await self._job(summary, promoted)
             finally:
                 if held:
                     self._slots.release()
-            await self._store.save_review(str(record["id"]), summarize(record, turns))
+            await self._store.save_review(match_id, review)
         except KingsCornerError as exc:
             log.warning("could not keep the review of match %s: %s", record["id"], exc.code)
         except Exception:  # a worker died twice, a record that does not replay
@@ -150,21 +200,19 @@ class Reviews:
         place.cancel()  # promoted first (a place granted meanwhile goes back to the queue)
         return False
 
-    async def _hand(
-        self, record: dict[str, Any], hand: int, seats: list[int], promoted: asyncio.Event
-    ) -> dict[int, list[dict[str, Any]]]:
-        """One hand's judgements: in the idle-class worker until the review is promoted,
-        then also in the niced one, the first answer counting (both are the same)."""
-        pool = self._pool
-        if promoted.is_set() or not pool.reviews_asked_apart:
-            return await pool.review_hand(record, hand, seats, asked=promoted.is_set())
-        idle = asyncio.ensure_future(pool.review_hand(record, hand, seats))
-        fast: asyncio.Future[dict[int, list[dict[str, Any]]]] | None = None
+    async def _job(self, start: Callable[..., Awaitable[T]], promoted: asyncio.Event) -> T:
+        """One job of a review (``start(asked=...)`` runs it): in the idle-class worker until the
+        review is promoted, then also in the niced one, the first answer counting (both are
+        the same)."""
+        if promoted.is_set() or not self._pool.reviews_asked_apart:
+            return await start(asked=promoted.is_set())
+        idle = asyncio.ensure_future(start(asked=False))
+        fast: asyncio.Future[T] | None = None
         try:
             await _first(idle, promoted.wait())
             if idle.done():
                 return idle.result()
-            fast = asyncio.ensure_future(pool.review_hand(record, hand, seats, asked=True))
+            fast = asyncio.ensure_future(start(asked=True))
             await asyncio.wait((idle, fast), return_when=asyncio.FIRST_COMPLETED)
             return (idle if idle.done() else fast).result()
         finally:

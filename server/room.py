@@ -429,6 +429,23 @@ class Room:
             return f"{self.daily['seed']}:{seat}"
         return f"{self.code}:{seat}"
 
+    def record_so_far(self) -> dict[str, Any]:
+        """What the coach needs of the match being played, as far as it went: its future
+        record's id, the deal and the log so far, and who sits where."""
+        assert self.match is not None
+        return {
+            "id": self._match_id(),
+            "room": self.code,
+            **self.match.record(),
+            "seats": [
+                {"name": s.name, "kind": s.kind, "level": s.level} if s else None
+                for s in self.seats
+            ],
+            "daily": None
+            if self.daily is None
+            else {"day": self.daily["day"], "ranked": self.daily["ranked"]},
+        }
+
     def finished_record(self) -> dict[str, Any]:
         """What history keeps of the match that just finished (it replays exactly)."""
         assert self.match is not None and self.match.phase == "finished"

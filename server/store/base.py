@@ -236,6 +236,16 @@ class RecordStore(Protocol):
         """The kept review of a match, if one is kept."""
         ...
 
+    async def save_review_hand(self, match_id: str, hand: int, turns: dict[str, Any]) -> None:
+        """Keep the coach's judgement of one hand of a match still being played (reviewed as
+        the hand ends), for the review of the whole match; kept a day at most, and dropped
+        when the match's review is kept."""
+        ...
+
+    async def get_review_hands(self, match_id: str) -> dict[int, dict[str, Any]]:
+        """The judgements of the hands of a match kept by :meth:`save_review_hand`."""
+        ...
+
     async def claim_daily(self, day: str, player: str) -> bool:
         """True the first time ``player`` starts the ranked daily of ``day``; False after."""
         ...

@@ -38,6 +38,8 @@ from .base import (
 )
 
 log = logging.getLogger(__name__)
+#: Matches still being played whose judged hands are kept (the most recently judged).
+REVIEW_HANDS_KEPT = 4096
 
 
 class MemoryStore:
@@ -61,6 +63,8 @@ class MemoryStore:
         self._secrets: dict[str, str] = {}
         self._matches: dict[str, dict[str, Any]] = {}
         self._reviews: dict[str, dict[str, Any]] = {}
+        #: Hands judged of matches still being played, the most recently judged last.
+        self._review_hands: dict[str, dict[int, dict[str, Any]]] = {}
         self._histories: dict[str, list[str]] = {}
         self._claims: dict[str, set[str]] = {}
         self._daily: dict[str, dict[str, dict[str, Any]]] = {}
@@ -240,9 +244,20 @@ class MemoryStore:
 
     async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
         self._reviews[match_id] = review
+        self._review_hands.pop(match_id, None)
 
     async def get_review(self, match_id: str) -> dict[str, Any] | None:
         return self._reviews.get(match_id)
+
+    async def save_review_hand(self, match_id: str, hand: int, turns: dict[str, Any]) -> None:
+        hands = self._review_hands.pop(match_id, {})
+        hands[hand] = turns
+        self._review_hands[match_id] = hands  # the newest last
+        while len(self._review_hands) > REVIEW_HANDS_KEPT:
+            del self._review_hands[next(iter(self._review_hands))]
+
+    async def get_review_hands(self, match_id: str) -> dict[int, dict[str, Any]]:
+        return dict(self._review_hands.get(match_id, {}))
 
     async def claim_daily(self, day: str, player: str) -> bool:
         claims = self._claims.setdefault(day, set())

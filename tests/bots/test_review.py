@@ -11,9 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol.bots import Bot, make_bot
-from protocol.bots.explain import CODES
-from protocol.bots.levels import CONFIGS
-from protocol.bots.review import ReviewConfig, decisions, review
+from protocol.bots.review import GAINS, ReviewConfig, decisions, review
 from protocol.engine import (
     DECK,
     NEXT_HAND,
@@ -25,7 +23,7 @@ from protocol.engine import (
     seat_view,
 )
 
-FAST = ReviewConfig(worlds=48, first_stage=8, candidates=8, outcomes=16)
+FAST = ReviewConfig(worlds=12, candidates=2, futures=8)
 
 
 class KingKeeper:
@@ -68,10 +66,11 @@ def test_the_review_names_a_king_kept_while_a_corner_was_open() -> None:
 
     seat = review(record, [0])["seats"][0]
 
-    worst = seat["costliest"][0]
+    kept = [t for t in seat["costliest"] if t["reason"]["code"] == "saves_king"]
+    assert kept, seat["costliest"]
+    worst = kept[0]
     assert not any(text.startswith("K") for text in worst["played"])
     reason = worst["reason"]
-    assert reason["code"] == "king_to_corner"
     king = worst["better"][reason["at"]]
     assert king == f"{reason['params']['card']}>{reason['params']['pile']}"
     assert king.startswith("K") and king.split(">")[1] in {"NE", "SE", "SW", "NW"}
@@ -94,9 +93,13 @@ def test_a_review_is_the_same_every_time_and_lists_at_most_three_costliest() -> 
         assert seat is not None
         shown = seat["costliest"]
         assert len(shown) <= 3
-        assert all(t["cost"] >= FAST.threshold for t in shown)
-        assert [t["cost"] for t in shown] == sorted((t["cost"] for t in shown), reverse=True)
-        assert all(t["reason"]["code"] in CODES for t in shown)
+        assert all(t["cost"] >= FAST.threshold or t["could_go_out"] for t in shown)
+        # Going out missed comes first, then the costliest.
+        flags = [t["could_go_out"] for t in shown]
+        assert flags == sorted(flags, reverse=True)
+        rest = [t["cost"] for t in shown if not t["could_go_out"]]
+        assert rest == sorted(rest, reverse=True)
+        assert all(t["reason"]["code"] in GAINS for t in shown)
     assert any(seat and seat["costliest"] for seat in first["seats"])  # easy bots blunder
 
 
@@ -158,16 +161,3 @@ def test_decisions_split_turns_at_draws_and_skip_the_forced_ones() -> None:
         assert texts != ["draw"]
         assert "draw" not in texts[:-1]  # a draw ends a decision
         assert record["log"][decision.step] == texts[0]
-
-
-def test_the_coach_searches_as_the_expert_plays() -> None:
-    """One search for both: the review's defaults are the expert's settings, so a change to
-    the expert's strength changes the coach with it."""
-    expert = CONFIGS["expert"]
-    coach = ReviewConfig()
-    assert (coach.candidates, coach.worlds, coach.first_stage, coach.node_limit) == (
-        expert.candidates,
-        expert.worlds,
-        expert.first_stage,
-        expert.node_limit,
-    )

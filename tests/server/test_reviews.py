@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from protocol.bots.review import review
+from protocol.bots.review import review, summarize
 from protocol.engine import NEXT_HAND
 from server import reviews as reviews_module
 from server.app import GameServer
@@ -136,7 +136,7 @@ class _Pool:
     reviews_asked_apart = True
 
     def __init__(self, idle_answers: bool = False) -> None:
-        self.calls: list[tuple[str, int, bool]] = []
+        self.calls: list[tuple[str, int | str, bool]] = []
         self.idle_answers = idle_answers
 
     async def review_hand(
@@ -146,6 +146,12 @@ class _Pool:
         if not asked and not self.idle_answers:
             await asyncio.Event().wait()
         return {seat: [] for seat in seats}
+
+    async def review_summary(
+        self, record: dict[str, Any], turns: dict[int, list[dict[str, Any]]], *, asked: bool = False
+    ) -> dict[str, Any]:
+        self.calls.append((record["id"], "summary", asked))
+        return summarize(record, turns)
 
 
 async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
@@ -160,8 +166,11 @@ async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
     second = {"id": "Q-2", "seats": [person, None], "log": [], "options": options}
     reviews.start(first)
     reviews.start(second)
-    for _ in range(5):
-        await asyncio.sleep(0)
+    for _ in range(100):  # each looks for hands judged ahead in the store first
+        if pool.calls:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
     # One review at a time nobody waits for: the first, stuck on its first hand.
     assert pool.calls == [("Q-1", 0, False)]
     assert await reviews.get(second) is None  # pending: now somebody waits for it
@@ -178,7 +187,14 @@ async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
     done = await server.store.get_review("Q-1")
     assert done is not None and done["seats"][0]["turns"] == 0
     # The hand it was on went to the other worker too; the rest went there only.
-    assert pool.calls == [("Q-1", 0, False), ("Q-2", 0, True), ("Q-1", 0, True), ("Q-1", 1, True)]
+    assert pool.calls == [
+        ("Q-1", 0, False),
+        ("Q-2", 0, True),
+        ("Q-2", "summary", True),
+        ("Q-1", 0, True),
+        ("Q-1", 1, True),
+        ("Q-1", "summary", True),
+    ]
 
 
 async def test_a_review_asked_for_stays_idle_class_where_a_cpu_has_time_to_spare(
@@ -194,4 +210,40 @@ async def test_a_review_asked_for_stays_idle_class_where_a_cpu_has_time_to_spare
             break
         await asyncio.sleep(0.01)
     assert await server.store.get_review("Q-3") is not None
-    assert pool.calls == [("Q-3", 0, False), ("Q-3", 1, False)]  # nothing computed twice
+    # Nothing computed twice.
+    assert pool.calls == [("Q-3", 0, False), ("Q-3", 1, False), ("Q-3", "summary", False)]
+
+
+async def test_each_hand_is_reviewed_as_it_ends_and_the_match_only_adds_the_last(
+    server: GameServer,
+) -> None:
+    """A hand is judged while the next is played, and kept in the store; at the end of the
+    match only the hand not judged yet is, then the turns shown are made ready."""
+    pool = _Pool(idle_answers=True)
+    reviews = reviews_module.Reviews(server.store, pool, server.tasks)  # type: ignore[arg-type]
+    person = {"name": "Ana", "kind": "human", "level": None}
+    so_far = {"id": "Q-4", "seats": [person, None], "log": ["end"], "options": {"seats": 2}}
+    reviews.hand_ended(so_far)
+    for _ in range(100):
+        if await server.store.get_review_hands("Q-4"):
+            break
+        await asyncio.sleep(0.01)
+    assert list(await server.store.get_review_hands("Q-4")) == [0]
+    finished = {**so_far, "log": ["end", NEXT_HAND, "end"]}
+    assert await reviews.get(finished) is None
+    for _ in range(100):
+        if await server.store.get_review("Q-4") is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert await server.store.get_review("Q-4") is not None
+    assert pool.calls == [("Q-4", 0, False), ("Q-4", 1, False), ("Q-4", "summary", False)]
+    assert await server.store.get_review_hands("Q-4") == {}  # dropped once the review is kept
+
+
+async def test_no_hand_is_reviewed_ahead_for_a_table_of_bots(server: GameServer) -> None:
+    pool = _Pool(idle_answers=True)
+    reviews = reviews_module.Reviews(server.store, pool, server.tasks)  # type: ignore[arg-type]
+    bot = {"name": "Bot", "kind": "bot", "level": "easy"}
+    reviews.hand_ended({"id": "Q-5", "seats": [bot, bot], "log": [], "options": {"seats": 2}})
+    await asyncio.sleep(0.05)
+    assert pool.calls == []

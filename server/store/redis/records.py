@@ -10,6 +10,10 @@ import orjson
 from ..base import HISTORY_LIMIT, board_row
 from .core import RedisCore, dump, reachable
 
+#: Seconds the judged hands of a match still being played are kept (a match left unfinished
+#: leaves nothing behind for longer).
+REVIEW_HANDS_TTL = 86_400
+
 
 class Records(RedisCore):
     """Match records per player, the daily deal's board and the all-time board."""
@@ -32,8 +36,25 @@ class Records(RedisCore):
         return None if raw is None else dict(orjson.loads(raw))
 
     async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        key = f"{self.prefix}:{{match:{match_id}}}"
         with reachable():
-            await self._redis.set(f"{self.prefix}:{{match:{match_id}}}:review", dump(review))
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.set(f"{key}:review", dump(review))
+                pipe.delete(f"{key}:review-hands")
+                await pipe.execute()
+
+    async def save_review_hand(self, match_id: str, hand: int, turns: dict[str, Any]) -> None:
+        key = f"{self.prefix}:{{match:{match_id}}}:review-hands"
+        with reachable():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hset(key, str(hand), dump(turns))
+                pipe.expire(key, REVIEW_HANDS_TTL)
+                await pipe.execute()
+
+    async def get_review_hands(self, match_id: str) -> dict[int, dict[str, Any]]:
+        with reachable():
+            raw = await self._redis.hgetall(f"{self.prefix}:{{match:{match_id}}}:review-hands")
+        return {int(_text(hand)): dict(orjson.loads(value)) for hand, value in raw.items()}
 
     async def get_review(self, match_id: str) -> dict[str, Any] | None:
         with reachable():
