@@ -68,6 +68,8 @@ async def handle(records: Records, reviews: Reviews, request: Request) -> Reply:
                 return HTTPStatus.OK, replay_frames(record)
             if parts[3] == "review":
                 review = await reviews.get(record)
+                if review is None and not reviews.enabled:
+                    return HTTPStatus.SERVICE_UNAVAILABLE, {"error": "reviews_off"}
                 if review is None:
                     return HTTPStatus.ACCEPTED, {"status": "pending", "retry_after": 2}
                 return HTTPStatus.OK, review

@@ -75,7 +75,9 @@ class GameServer:
             idle_class=settings.bot_idle_class,
         )
         self.records = Records(settings, self.store)
-        self.reviews = Reviews(self.store, self.bots.pool, self.tasks)
+        self.reviews = Reviews(
+            self.store, self.bots.pool, self.tasks, enabled=self.settings.reviews
+        )
         self.lobby = Lobby(
             settings, self.store, self.bots, self.records, self.reviews, self.tasks, self.metrics
         )

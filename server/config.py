@@ -72,6 +72,10 @@ class Settings:
     #: decisions queued behind each other); four made the longest waits beside two busy
     #: processes worse than two did (docs/performance.md).
     urgent_workers: int = 2
+    #: Whether this process reviews the matches people play (the coach): each hand as it
+    #: ends, in review workers of its own (docs/coach.md). Off: no review CPU here, and a
+    #: review asked for is answered 503 ``reviews_off``.
+    reviews: bool = True
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
     #: Failed joins (``room_not_found``, ``bad_token``, ``bad_recovery_code``) one connection

@@ -82,7 +82,11 @@ class _Running:
 class Reviews:
     """Reviews of finished matches, over the store and the bot workers."""
 
-    def __init__(self, store: RecordStore, pool: BotPool, tasks: Tasks) -> None:
+    def __init__(
+        self, store: RecordStore, pool: BotPool, tasks: Tasks, *, enabled: bool = True
+    ) -> None:
+        #: Off (the ``reviews`` setting): nothing is reviewed here, and :meth:`get` refuses.
+        self.enabled = enabled
         self._store = store
         self._pool = pool
         self._tasks = tasks
@@ -98,7 +102,7 @@ class Reviews:
         match_id = str(record["id"])
         running = self._running.get(match_id)
         if running is None:
-            if self._tasks.closing or not people_seats(record):
+            if not self.enabled or self._tasks.closing or not people_seats(record):
                 return
             if len(self._running) >= MAX_STARTED:
                 return
@@ -114,7 +118,7 @@ class Reviews:
         idle-class (nothing happens while :data:`MAX_AHEAD` hands are waiting, or while the
         server shuts down: the match's review judges what is missing)."""
         seats = people_seats(record)
-        if self._tasks.closing or not seats or len(self._ahead) >= MAX_AHEAD:
+        if not self.enabled or self._tasks.closing or not seats or len(self._ahead) >= MAX_AHEAD:
             return
         match_id = str(record["id"])
         hand = sum(1 for entry in record["log"] if entry == NEXT_HAND)

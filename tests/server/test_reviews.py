@@ -247,3 +247,14 @@ async def test_no_hand_is_reviewed_ahead_for_a_table_of_bots(server: GameServer)
     reviews.hand_ended({"id": "Q-5", "seats": [bot, bot], "log": [], "options": {"seats": 2}})
     await asyncio.sleep(0.05)
     assert pool.calls == []
+
+
+@pytest.mark.settings(reviews=False)
+async def test_a_server_with_reviews_off_reviews_nothing_and_says_so(
+    server: GameServer, client: ClientFactory
+) -> None:
+    match_id = await _finish_a_match(client)
+    status, payload = await asyncio.to_thread(get, server, f"/api/matches/{match_id}/review")
+    assert status == 503 and payload == {"error": "reviews_off"}
+    assert await server.store.get_review_hands(match_id) == {}
+    assert await server.store.get_review(match_id) is None
