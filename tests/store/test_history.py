@@ -38,6 +38,20 @@ class TestRecordStore:
         assert await store.get_review("ROOM01-2") is None
         assert await store.get_match("ROOM01-1") is None  # a review is not a match
 
+    async def test_hands_judged_ahead_are_kept_until_the_review_is(
+        self, store: RecordStore
+    ) -> None:
+        assert await store.get_review_hands("ROOM02-1") == {}
+        first = {"0": [{"step": 3, "cost": 1.5}], "2": []}
+        await store.save_review_hand("ROOM02-1", 0, first)
+        await store.save_review_hand("ROOM02-1", 1, {"0": [], "2": [{"step": 40}]})
+        await store.save_review_hand("ROOM02-2", 0, {"1": []})
+        hands = await store.get_review_hands("ROOM02-1")
+        assert hands == {0: first, 1: {"0": [], "2": [{"step": 40}]}}
+        await store.save_review("ROOM02-1", {"match": "ROOM02-1", "seats": []})
+        assert await store.get_review_hands("ROOM02-1") == {}  # the review replaces them
+        assert await store.get_review_hands("ROOM02-2") == {0: {"1": []}}
+
     async def test_the_ranked_daily_is_claimed_once_per_player_and_day(
         self, store: RecordStore
     ) -> None:

@@ -62,6 +62,23 @@ async def test_every_key_of_a_room_lies_in_one_hash_slot(
     assert key_slot(room_keys[0]) == key_slot(b"{room:ABCD}")
 
 
+async def test_hands_judged_ahead_expire_and_share_their_match_s_hash_slot(
+    processes: StoreFactory, redis_url: str, redis_prefix: str
+) -> None:
+    """A match left unfinished leaves its judged hands for a day at most."""
+    store = processes()
+    await store.save_match("ROOM03-1", {"log": []}, [])
+    await store.save_review_hand("ROOM03-1", 0, {"0": []})
+    keys = [k for k in await keys_of(redis_url, redis_prefix) if b"{match:ROOM03-1}" in k]
+    assert len(keys) == 2 and len({key_slot(k) for k in keys}) == 1
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        ttl = await client.ttl(next(k for k in keys if k.endswith(b":review-hands")))
+    finally:
+        await client.aclose()
+    assert 0 < ttl <= 86_400
+
+
 async def test_every_key_of_a_queue_lies_in_one_hash_slot(
     processes: StoreFactory, redis_url: str, redis_prefix: str
 ) -> None:
