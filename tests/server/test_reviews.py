@@ -80,6 +80,35 @@ async def test_a_finished_match_is_reviewed_for_its_people_and_kept(
     assert await server.store.get_review(match_id) == got
 
 
+async def test_each_hand_is_sent_to_the_coach_as_it_ends(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the match goes on, each ended hand goes to the review workers with the record
+    so far; the review at the end is still the engine's review of the whole record."""
+    pool = server.bots.pool
+    calls: list[tuple[int, int]] = []
+    judge = pool.review_hand
+
+    async def spy(
+        record: dict[str, Any], hand: int, seats: list[int], *, asked: bool = False
+    ) -> dict[int, list[dict[str, Any]]]:
+        calls.append((hand, len(record["log"])))
+        return await judge(record, hand, seats, asked=asked)
+
+    monkeypatch.setattr(pool, "review_hand", spy)
+    match_id = await _finish_a_match(client)
+    got = await _review(server, match_id)
+    status, record = await asyncio.to_thread(get, server, f"/api/matches/{match_id}")
+    assert status == 200
+    hands = 1 + record["log"].count(NEXT_HAND)
+    assert hands > 1, "a match of several hands"
+    for hand in range(hands - 1):
+        # Judged from the record as it stood when the hand ended: the next hand unplayed.
+        ends = [n for n, entry in enumerate(record["log"]) if entry == NEXT_HAND][hand]
+        assert (hand, ends) in calls, (hand, calls)
+    assert json.dumps(got, sort_keys=True) == json.dumps(review(record, [0, 1]), sort_keys=True)
+
+
 async def test_a_review_of_a_match_nobody_kept_is_not_found(server: GameServer) -> None:
     status, payload = await asyncio.to_thread(get, server, "/api/matches/NOPE-1/review")
     assert status == 404 and payload["error"] == "no such match"
