@@ -8,7 +8,8 @@ What :class:`GameSocket` leaves out is its per-message machinery for a handler t
 is handed to one ``serve`` coroutine from ``data_received``, in order and one at a time; on an
 inline store it runs eagerly (:mod:`server.eager`), so most messages are answered before the
 read callback returns. Messages that arrive while one is still being served wait in a queue
-whose length pauses reading, as websockets' own does.
+whose length pauses reading, as websockets' own does; so does an outgoing buffer over its
+high-water mark, so a peer that never reads cannot make the server buffer pongs without end.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class GameSocket(ServerConnection):
         self._fragmented_text = False
         self._refused = False
         self._reading_paused = False
+        #: The transport's outgoing buffer is over its high-water mark (``pause_writing``).
+        self._write_held = False
         self._closer: asyncio.Task[None] | None = None
 
     def serve_messages(self, serve: Serve, *, inline: bool) -> None:
@@ -113,11 +116,32 @@ class GameSocket(ServerConnection):
             message = bytes(data)
         if self._serve is None or self._busy is not None or self._waiting:
             self._waiting.append(message)
-            if len(self._waiting) >= HIGH and not self._reading_paused:
-                self._reading_paused = True
-                self.transport.pause_reading()
+            self._read_or_not()
             return
         self._run(message)
+
+    def _read_or_not(self) -> None:
+        """Read while fewer than ``HIGH`` messages wait (down to ``LOW`` once paused) and
+        the outgoing buffer is under its high-water mark: a peer that sends and never reads
+        (pings, whose pongs would pile up in the buffer) is read no more until it reads."""
+        waiting = len(self._waiting)
+        hold = self._write_held or waiting >= HIGH or (self._reading_paused and waiting > LOW)
+        if hold != self._reading_paused and not self.transport.is_closing():
+            self._reading_paused = hold
+            if hold:
+                self.transport.pause_reading()
+            else:
+                self.transport.resume_reading()
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._write_held = True
+        self._read_or_not()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._write_held = False
+        self._read_or_not()
 
     def _refuse(self, code: CloseCode, reason: str) -> None:
         """Close for a message the protocol passed but this connection cannot take."""
@@ -155,10 +179,7 @@ class GameSocket(ServerConnection):
         waiting = self._waiting
         while waiting and self._busy is None and self._serve is not None:
             self._run(waiting.popleft())
-        if self._reading_paused and len(waiting) <= LOW:
-            self._reading_paused = False
-            if not self.transport.is_closing():
-                self.transport.resume_reading()
+        self._read_or_not()
         drained = self._drained
         if self._busy is None and not waiting and drained is not None and not drained.done():
             drained.set_result(None)

@@ -178,3 +178,34 @@ async def test_a_vanished_client_is_let_go_soon_after_the_keepalive_timeout() ->
         finally:
             assert b.ws is not None
             b.ws.transport.abort()
+
+
+def _masked_ping(payload: bytes) -> bytes:
+    key = b"\x01\x02\x03\x04"
+    body = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+    return bytes([0x80 | 0x9, 0x80 | len(payload)]) + key + body
+
+
+async def test_a_ping_flood_from_a_peer_that_never_reads_is_read_no_more() -> None:
+    """Pings whose pongs are never read: once the pongs fill the outgoing buffer the server
+    stops reading that peer (its sends then block), so the buffer stays bounded, and the
+    room next door plays on."""
+    async with serving(fast_settings(rate=1e6, burst=10**6)) as game, clients_of(game) as pool:
+        players = await table(pool, 2, seats=2, target=500)
+        flood = await RawClient.open(port_of(game), rcvbuf=4096)
+        chunk = _masked_ping(b"p" * 125) * 2000  # 262 kB of pings a write
+        sent, blocked = 0, False
+        while sent < 64 * 2**20:
+            flood.writer.write(chunk)
+            try:
+                await asyncio.wait_for(flood.drain(), 40 * UNIT)
+            except TimeoutError:
+                blocked = True
+                break
+            sent += len(chunk)
+        assert blocked, f"the server read {sent >> 20} MiB of pings it could not answer"
+        assert game.ws_server is not None
+        buffered = max(ws.transport.get_write_buffer_size() for ws in game.ws_server.connections)
+        assert buffered < 2**20, f"{buffered} bytes of pongs waiting"
+        assert len(await timed_moves(players, random.Random(9), 5)) == 5
+        flood.abort()
