@@ -1,8 +1,9 @@
 // The coach on the match result: "Your three costliest turns", from the server's review of
 // the match that just ended (GET /api/matches/ID/review, docs/coach.md). Each turn shows the
-// hand you held, what you played, the better line, what it would have saved and why (the
-// hint's reason words), and opens the replay at that turn. The replay of one of your matches
-// shows the same turns beside the table (replayCoach), each a jump to its step.
+// hand you held, whether you could have gone out, where your line and the better one part
+// (the fork), what it would have saved and what the better line gains, and opens the replay
+// at that turn. The replay of one of your matches shows the same turns beside the table
+// (replayCoach), each a jump to its step and a way to play its better line on the table.
 
 import { cardFace, cardName, cardText } from "./cards.js";
 import { send } from "./connection.js";
@@ -10,8 +11,11 @@ import { $, el } from "./dom.js";
 import { has, onLangChange, t } from "./i18n.js";
 import { S } from "./state.js";
 
-// Which parameters of a reason are cards (the rest are piles), as for hints.
+// Which parameters of a reason are cards and which are plain numbers (the rest are piles).
 const REASON_CARDS = new Set(["card", "next", "target", "top"]);
+const REASON_NUMBERS = new Set(["count"]);
+// The heading for one, two or three turns.
+const TITLES = ["coach.title_1", "coach.title_2", "coach.title"];
 const POLL_MS = 1000;
 const MAX_POLLS = 90;
 
@@ -101,43 +105,77 @@ async function fetchReview(id) {
   return null;
 }
 
-/** A move of a line, "7♦ → North" or "North → West" (a pile moved whole). */
+/** A move of a line, "7♦ → North" or "North → West" (a pile moved whole); a line wraps
+ * between its moves, never inside one. */
 export function moveText(text) {
   const [from, to] = String(text).split(">");
   const what = /^[NESW]{1,2}$/.test(from) ? t(`pile.${from}`) : cardText(from);
-  return `${what} → ${t(`pile.${to}`)}`;
+  return `${what}\u00a0→\u00a0${t(`pile.${to}`)}`;
 }
 
 function lineText(moves) {
   return moves.map(moveText).join(", ");
 }
 
-/** The better line; when it begins with everything that was played, only what it adds. */
-function betterText(played, better) {
-  if (!better.length) return t("coach.then_end");
-  const same = played.length > 0 && played.every((move, i) => better[i] === move);
-  if (same && better.length > played.length) {
-    return t("coach.same_then", { moves: lineText(better.slice(played.length)) });
-  }
-  return lineText(better);
+/** Where the played and the better line part: ``fork`` from the review, else (an older
+ * review) the length of their common start. */
+export function forkOf(turn) {
+  const played = turn.played || [];
+  const better = turn.better || [];
+  if (Number.isInteger(turn.fork)) return Math.max(0, Math.min(turn.fork, played.length));
+  let fork = 0;
+  while (fork < played.length && fork < better.length && played[fork] === better[fork]) fork += 1;
+  return fork;
 }
 
-/** The tip behind the better line, in the player's language. */
+/** The two lines as sentences: the start they share (when they share one), what was played
+ * from there and the better way from there, each as [class, text]. */
+export function lineSentences(turn) {
+  const played = turn.played || [];
+  const better = turn.better || [];
+  const fork = forkOf(turn);
+  const rest = (moves) => (moves.length ? lineText(moves) : t("coach.then_end"));
+  if (fork === 0) {
+    return [
+      [
+        "coach-played",
+        played.length ? t("coach.played", { moves: lineText(played) }) : t("coach.played_none"),
+      ],
+      ["coach-better", t("coach.better", { moves: rest(better) })],
+    ];
+  }
+  return [
+    ["coach-common", t("coach.as_played", { moves: lineText(played.slice(0, fork)) })],
+    ["coach-played", t("coach.then_played", { moves: rest(played.slice(fork)) })],
+    ["coach-better", t("coach.then_better", { moves: rest(better.slice(fork)) })],
+  ];
+}
+
+/** What the better line gains, in the player's language. */
 export function reasonText(reason) {
-  if (!reason || !has(`why.${reason.code}`)) return "";
+  if (!reason || !has(`gain.${reason.code}`)) return "";
   const words = {};
   for (const [key, value] of Object.entries(reason.params || {})) {
-    words[key] = REASON_CARDS.has(key) ? cardText(String(value)) : t(`pile.${value}`);
+    if (REASON_NUMBERS.has(key)) words[key] = String(Number(value));
+    else if (REASON_CARDS.has(key)) words[key] = cardText(String(value));
+    else words[key] = t(`pile.${value}`);
   }
-  return t(`why.${reason.code}`, words);
+  return t(`gain.${reason.code}`, words);
 }
 
 function percent(share) {
   return String(Math.round(Number(share) * 100));
 }
 
-/** One costly turn as a list item; its button calls ``open(step)``. */
-function turnItem(turn, open) {
+/** The label of a turn's better-line button: to show it, or (shown now) to leave it. */
+function betterLabel(shown) {
+  return t(shown ? "coach.show_played" : "coach.show_better");
+}
+
+/** One costly turn as a list item. Its "Replay this turn" calls ``actions.open(step)``;
+ * with ``actions.better`` (the replay) it also has a button to play the better line on the
+ * table, ``actions.better(turn)``, whose words follow ``actions.shown`` (the step shown). */
+function turnItem(turn, actions) {
   const hand = turn.position.hand || [];
   const faces = el(
     "div",
@@ -152,10 +190,6 @@ function turnItem(turn, open) {
       return face;
     }),
   );
-  const played = turn.played.length
-    ? t("coach.played", { moves: lineText(turn.played) })
-    : t("coach.played_none");
-  const better = t("coach.better", { moves: betterText(turn.played, turn.better) });
   const chance = turn.win_chance || { played: 0, better: 0 };
   const handNo = turn.hand + 1;
   const replay = el("button", {
@@ -164,14 +198,29 @@ function turnItem(turn, open) {
     text: t("coach.replay"),
     "aria-label": t("coach.replay_label", { hand: handNo }),
   });
-  replay.addEventListener("click", () => open(turn.step));
+  replay.addEventListener("click", () => actions.open(turn.step));
+  let better = null;
+  if (actions.better && turn.better) {
+    const shown = actions.shown === turn.step;
+    better = el("button", {
+      type: "button",
+      class: "coach-show-better small",
+      text: betterLabel(shown),
+      dataset: { step: String(turn.step) },
+    });
+    better.addEventListener("click", () => actions.better(turn));
+  }
+  const lines = turn.better ? lineSentences(turn) : [];
   return el(
     "li",
-    { class: "coach-turn", dataset: { step: String(turn.step) } },
+    {
+      class: actions.better && actions.shown === turn.step ? "coach-turn showing" : "coach-turn",
+      dataset: { step: String(turn.step) },
+    },
+    turn.could_go_out ? el("p", { class: "coach-out", text: t("coach.could_go_out") }) : null,
     el("p", { class: "coach-where", text: t("coach.where", { hand: handNo, cards: "" }).trim() }),
     faces,
-    el("p", { class: "coach-played", text: played }),
-    el("p", { class: "coach-better", text: better }),
+    ...lines.map(([name, text]) => el("p", { class: name, text })),
     el("p", { class: "coach-why", text: reasonText(turn.reason) }),
     el("p", {
       class: "coach-saved",
@@ -181,7 +230,7 @@ function turnItem(turn, open) {
         better: percent(chance.better),
       }),
     }),
-    replay,
+    el("div", { class: "coach-actions" }, replay, better),
   );
 }
 
@@ -189,47 +238,93 @@ function draw() {
   const open = (step) => {
     location.hash = `replay/${C.id}/${step}`;
   };
-  fill($("coach-note"), $("coach-list"), C.status, C.review, S.seat, open);
+  const box = { heading: $("coach-title"), note: $("coach-note"), list: $("coach-list") };
+  fill(box, C.status, C.review, S.seat, { open });
 }
 
-/** Fill a coach section: its note (pending, none, failed) or the seat's costliest turns. */
-function fill(note, list, status, review, seat, open) {
+/** Fill a coach section (``box``: its heading, note and list): the seat's costliest turns
+ * under a heading that counts them, or only the note (pending, none, failed). */
+function fill(box, status, review, seat, actions) {
   let text = "";
   let items = [];
   if (status === "ready") {
     const mine = seat !== null && seat !== undefined ? review.seats[seat] : null;
-    items = (mine ? mine.costliest : []).map((turn) => turnItem(turn, open));
+    items = (mine ? mine.costliest : []).map((turn) => turnItem(turn, actions));
     if (!items.length) text = t("coach.none");
   } else if (status === "failed") {
     text = t("coach.failed");
   } else {
     text = t("coach.pending");
   }
-  note.textContent = text;
-  note.hidden = !text;
-  list.replaceChildren(...items);
-  list.hidden = !items.length;
+  // Without turns the heading claims none: it is hidden, and names the section by the note.
+  box.heading.textContent = items.length
+    ? t(TITLES[Math.min(items.length, TITLES.length) - 1])
+    : text;
+  box.heading.hidden = !items.length;
+  box.note.textContent = text;
+  box.note.hidden = !text;
+  box.list.replaceChildren(...items);
+  box.list.hidden = !items.length;
 }
 
-// --- in the replay: the same turns beside the table, each a jump to its step --------------
+// --- in the replay: the same turns beside the table, each a jump to its step and a way to
+// play its better line on the table -------------------------------------------------------
 
-const P = { id: null, seat: null, status: "idle", review: null, polls: 0, timer: null, open: null };
+const P = {
+  id: null,
+  seat: null,
+  status: "idle",
+  review: null,
+  polls: 0,
+  timer: null,
+  open: null,
+  better: null,
+  shown: null, // the step of the turn whose better line the table shows, or null
+};
 
 /** Show the coach's turns of ``seat`` (the viewer's, when they played the match; null hides
- * the section) in the replay of match ``id``; ``open(step)`` jumps there. */
-export function replayCoach(id, seat, open) {
+ * the section) in the replay of match ``id``; ``open(step)`` jumps there and
+ * ``better(turn)`` plays (or, shown already, leaves) that turn's better line. */
+export function replayCoach(id, seat, open, better) {
   clearTimeout(P.timer);
-  Object.assign(P, { id, seat, status: "pending", review: null, polls: 0, timer: null, open });
+  Object.assign(P, {
+    id,
+    seat,
+    status: "pending",
+    review: null,
+    polls: 0,
+    timer: null,
+    open,
+    better,
+    shown: null,
+  });
   $("replay-coach").hidden = seat === null || seat === undefined;
   if ($("replay-coach").hidden) return;
   drawReplayCoach();
   poll(P, id, drawReplayCoach);
 }
 
+/** The table shows the better line of the turn at ``step`` now (null: what was played).
+ * The buttons change their words in place, so the one just pressed keeps the focus. */
+export function showingBetter(step) {
+  P.shown = step;
+  for (const item of $("replay-coach-list").querySelectorAll(".coach-turn")) {
+    const shown = item.dataset.step === String(step);
+    item.classList.toggle("showing", shown);
+    const button = item.querySelector(".coach-show-better");
+    if (button) button.textContent = betterLabel(shown);
+  }
+}
+
 /** Redraw the replay's coach section (a language change). */
 export function drawReplayCoach() {
   if (P.id === null || $("replay-coach").hidden) return;
-  fill($("replay-coach-note"), $("replay-coach-list"), P.status, P.review, P.seat, P.open);
+  const box = {
+    heading: $("replay-coach-title"),
+    note: $("replay-coach-note"),
+    list: $("replay-coach-list"),
+  };
+  fill(box, P.status, P.review, P.seat, { open: P.open, better: P.better, shown: P.shown });
 }
 
 onLangChange(drawReplayCoach);

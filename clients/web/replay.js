@@ -3,6 +3,10 @@
 // The server sends the first view and one JSON Patch per step (GET /api/matches/ID/replay);
 // every view is rebuilt here with the client's own patch applier. Names come from the
 // match record and go into the page as text only.
+//
+// From a coach's turn beside the table, the better line can be played on the table: its
+// views are the replay's view at the turn's step with the line's moves applied one by one
+// (betterViews), and while it is shown the replay's controls step through it instead.
 
 import {
   GRID,
@@ -14,7 +18,7 @@ import {
   stockView,
 } from "./board.js";
 import { cardFace, cardName, cardText, sortHand } from "./cards.js";
-import { replayCoach } from "./coach.js";
+import { replayCoach, showingBetter } from "./coach.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { applyPatch } from "./patch.js";
@@ -29,6 +33,9 @@ const R = {
   views: [],
   at: 0,
   timer: null,
+  // The better line of a coach's turn, while the table shows it: the turn's step, its
+  // views (0: the turn as it began) and the one shown.
+  better: null, // { step, seat, moves, views, n }
 };
 
 /** Today's date as the server counts days for the daily deal (UTC). */
@@ -50,6 +57,7 @@ export function replayId() {
  * coach's turns of that seat beside it. */
 export async function openReplay(id, daily = null, step = null, seat = null) {
   stop();
+  R.better = null;
   R.id = id;
   R.data = null;
   R.views = [];
@@ -90,10 +98,12 @@ export async function openReplay(id, daily = null, step = null, seat = null) {
   R.status = status;
   if (status === "ready" && step !== null) R.at = Math.max(0, Math.min(last(), step));
   if (status === "ready") {
-    replayCoach(id, seat, (at) => {
+    const open = (at) => {
+      leaveBetter();
       goTo(at);
       $("replay-felt").scrollIntoView({ block: "nearest" }); // on a phone the list is below
-    });
+    };
+    replayCoach(id, seat, open, toggleBetter);
   }
   renderReplay();
   if (status === "ready") $("replay-next").focus();
@@ -101,6 +111,7 @@ export async function openReplay(id, daily = null, step = null, seat = null) {
 
 export function closeReplay() {
   stop();
+  R.better = null;
   R.id = null;
   R.status = "idle";
   R.data = null;
@@ -114,21 +125,92 @@ function buildViews(data) {
   return views;
 }
 
-// --- moving through the steps -----------------------------------------------------------
+// --- a better line on the table ---------------------------------------------------------
+
+/** ``view`` after ``move`` of seat ``seat``: a play "7H>N" takes the card from the seat's
+ * hand onto the pile; a move "W>N" lays pile W whole onto N and empties W. */
+export function applyMove(view, seat, move) {
+  const [from, to] = String(move).split(">");
+  const piles = { ...view.piles };
+  const next = { ...view, piles, moved: true };
+  if (from in piles) {
+    piles[to] = [...(piles[to] || []), ...piles[from]];
+    piles[from] = [];
+    return next;
+  }
+  const hands = (view.hands || []).map((hand) => [...hand]);
+  hands[seat] = (hands[seat] || []).filter((card) => card !== from);
+  piles[to] = [...(piles[to] || []), from];
+  const counts = [...(view.counts || [])];
+  counts[seat] = hands[seat].length;
+  return { ...next, hands, counts };
+}
+
+/** The views of a better line: ``start``, then after each of ``moves`` in turn. */
+export function betterViews(start, seat, moves) {
+  const views = [start];
+  for (const move of moves) views.push(applyMove(views[views.length - 1], seat, move));
+  return views;
+}
+
+/** Play the better line of a coach's ``turn`` on the table, from the turn's step; the same
+ * turn again (its button now says "Back to what you played") leaves it. */
+function toggleBetter(turn) {
+  if (R.status !== "ready") return;
+  if (R.better && R.better.step === turn.step) {
+    leaveBetter();
+    return;
+  }
+  stop();
+  R.at = Math.max(0, Math.min(last(), turn.step));
+  const moves = turn.better || [];
+  const views = betterViews(R.views[R.at], turn.seat, moves);
+  R.better = { step: R.at, seat: turn.seat, moves, views, n: 0 };
+  showingBetter(R.at);
+  renderReplay();
+  $("replay-felt").scrollIntoView({ block: "nearest" }); // on a phone the list is below
+  // Stepping is what comes next (a line of no moves has only the way back).
+  const next = $("replay-next").disabled ? $("replay-better-back") : $("replay-next");
+  next.focus({ preventScroll: true });
+}
+
+/** Back from a better line to the replay at its turn's step (what was played). */
+function leaveBetter() {
+  if (!R.better) return;
+  stop();
+  R.at = R.better.step;
+  R.better = null;
+  showingBetter(null);
+  renderReplay();
+}
+
+// --- moving through the steps (of the replay, or of the better line shown) --------------
 
 function last() {
   return R.views.length - 1;
 }
 
+/** Where the controls are: the replay's step, or the better line's move. */
+function here() {
+  return R.better ? R.better.n : R.at;
+}
+
+function end() {
+  return R.better ? R.better.views.length - 1 : last();
+}
+
 function goTo(position) {
   if (R.status !== "ready") return;
-  R.at = Math.max(0, Math.min(last(), position));
-  if (R.at === last()) stop();
+  const at = Math.max(0, Math.min(end(), position));
+  if (R.better) R.better.n = at;
+  else R.at = at;
+  if (at === end()) stop();
   renderReplay();
 }
 
 /** Show step ``position`` of the replay open now (the address named a step). */
 export function showStep(position) {
+  leaveBetter();
   goTo(position);
 }
 
@@ -143,6 +225,7 @@ function handAt(position) {
 }
 
 function jumpHand(delta) {
+  if (R.better) return; // the better line is one turn: no other hand to jump to
   const starts = R.data.hands || [0];
   const current = handAt(R.at);
   let target = current + delta;
@@ -154,10 +237,10 @@ function jumpHand(delta) {
 
 function play() {
   if (R.status !== "ready" || R.timer) return;
-  if (R.at === last()) R.at = 0;
+  if (here() === end()) goTo(0);
   R.timer = setInterval(() => {
-    if (R.at < last()) {
-      goTo(R.at + 1);
+    if (here() < end()) {
+      goTo(here() + 1);
     } else {
       stop();
       renderReplay();
@@ -190,6 +273,17 @@ function seatName(i) {
 
 function names(seats) {
   return seats.map(seatName).join(t("result.and"));
+}
+
+/** The better line's move ``n`` (1-based) as a table-log sentence. */
+function betterCaption(n) {
+  const { seat, moves, views } = R.better;
+  const [left, right] = String(moves[n - 1]).split(">");
+  const name = seatName(seat);
+  if (left in views[n].piles) {
+    return t("log.moved", { name, from: localPile(left), to: localPile(right) });
+  }
+  return t("log.played", { name, card: cardText(left), pile: localPile(right) });
 }
 
 /** What happened in the step that led to ``position``, as a table-log sentence. */
@@ -289,18 +383,17 @@ function plate(i, view, position) {
   );
 }
 
-/** Piles whose top card changed in the step that led to ``position``. */
-function changedPiles(position) {
-  if (position === 0) return new Set();
-  const before = R.views[position - 1].piles;
-  const after = R.views[position].piles;
+/** Piles whose top card changed from view ``before`` (null: none) to ``view``. */
+function changedPiles(before, view) {
+  if (!before) return new Set();
   const top = (cards) => (cards && cards.length ? cards[cards.length - 1] : null);
-  return new Set(Object.keys(after).filter((name) => top(after[name]) !== top(before[name])));
+  return new Set(
+    Object.keys(view.piles).filter((name) => top(view.piles[name]) !== top(before.piles[name])),
+  );
 }
 
-function drawFelt(view) {
+function drawFelt(view, changed) {
   const n = view.seats;
-  const changed = changedPiles(R.at);
   const others = (POSITIONS[n] || []).map((position, k) => plate((1 + k) % n, view, position));
   const board = el(
     "div",
@@ -329,6 +422,7 @@ function drawFelt(view) {
     openHand(0, view, true),
   );
   $("replay-felt").replaceChildren(el("div", { class: "opponents" }, ...others), board, me);
+  $("replay-felt").classList.toggle("better-line", Boolean(R.better));
 }
 
 function drawScore(view) {
@@ -361,11 +455,22 @@ function drawScore(view) {
 }
 
 function drawControls() {
-  const atEnd = R.at === last();
-  $("replay-first").disabled = R.at === 0;
-  $("replay-prev").disabled = R.at === 0;
+  const atEnd = here() === end();
+  $("replay-first").disabled = here() === 0;
+  $("replay-prev").disabled = here() === 0;
   $("replay-next").disabled = atEnd;
   $("replay-last").disabled = atEnd;
+  // A better line is one turn from one step: the hand and the step stay where it began.
+  $("replay-hand").disabled = Boolean(R.better);
+  $("replay-slider").disabled = Boolean(R.better);
+  const better = R.better;
+  $("replay-better").hidden = !better;
+  if (better) {
+    $("replay-better-status").textContent = better.n
+      ? t("coach.better_step", { n: better.n, total: better.views.length - 1 })
+      : t("coach.better_start");
+    $("replay-better-back").textContent = t("coach.show_played");
+  }
   const playing = Boolean(R.timer);
   $("replay-play").textContent = t(playing ? "replay.pause" : "replay.play");
   $("replay-play").setAttribute("aria-pressed", String(playing));
@@ -404,10 +509,16 @@ export function renderReplay() {
   $("replay-title").textContent = t("replay.title");
   if (R.status !== "ready") return;
   const view = R.views[R.at];
-  drawFelt(view);
+  const better = R.better;
+  if (better) {
+    const shown = better.views[better.n];
+    drawFelt(shown, changedPiles(better.n ? better.views[better.n - 1] : null, shown));
+  } else {
+    drawFelt(view, changedPiles(R.at ? R.views[R.at - 1] : null, view));
+  }
   drawScore(view);
   drawControls();
-  $("replay-caption").textContent = captionAt(R.at);
+  $("replay-caption").textContent = better && better.n ? betterCaption(better.n) : captionAt(R.at);
 }
 
 // --- input ------------------------------------------------------------------------------
@@ -418,9 +529,13 @@ function active() {
 
 export function wireReplay() {
   $("replay-first").addEventListener("click", () => goTo(0));
-  $("replay-prev").addEventListener("click", () => goTo(R.at - 1));
-  $("replay-next").addEventListener("click", () => goTo(R.at + 1));
-  $("replay-last").addEventListener("click", () => goTo(last()));
+  $("replay-prev").addEventListener("click", () => goTo(here() - 1));
+  $("replay-next").addEventListener("click", () => goTo(here() + 1));
+  $("replay-last").addEventListener("click", () => goTo(end()));
+  $("replay-better-back").addEventListener("click", () => {
+    leaveBetter();
+    $("replay-next").focus(); // the button is gone with the better line
+  });
   $("replay-play").addEventListener("click", togglePlay);
   $("replay-hand").addEventListener("change", () => {
     const starts = R.data.hands || [0];
@@ -433,10 +548,10 @@ export function wireReplay() {
     const field = target instanceof HTMLSelectElement || target instanceof HTMLInputElement;
     const pressable = field || target instanceof HTMLButtonElement;
     let handled = true;
-    if (event.key === "ArrowRight" && !field) goTo(R.at + 1);
-    else if (event.key === "ArrowLeft" && !field) goTo(R.at - 1);
+    if (event.key === "ArrowRight" && !field) goTo(here() + 1);
+    else if (event.key === "ArrowLeft" && !field) goTo(here() - 1);
     else if (event.key === "Home" && !field) goTo(0);
-    else if (event.key === "End" && !field) goTo(last());
+    else if (event.key === "End" && !field) goTo(end());
     else if (event.key === "PageDown") jumpHand(1);
     else if (event.key === "PageUp") jumpHand(-1);
     else if ((event.key === " " || event.key === "k") && !pressable) togglePlay();
