@@ -22,7 +22,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import CloseCode, Frame, Opcode
-from websockets.protocol import Event
+from websockets.protocol import OPEN, Event
 
 from . import eager
 
@@ -32,6 +32,9 @@ HIGH = 16
 LOW = 4
 #: Most fragments one message may come in (its bytes are bounded by ``max_size`` already).
 MAX_FRAGMENTS = 256
+#: Bytes kept that arrive after the opening request and before its answer (a client's
+#: first frames, sent without waiting); more is dropped (a flood of pipelined requests).
+MAX_EARLY = 2**16
 
 Serve = Callable[[str | bytes], Coroutine[Any, Any, None]]
 
@@ -54,6 +57,11 @@ class GameSocket(ServerConnection):
         #: The transport's outgoing buffer is over its high-water mark (``pause_writing``).
         self._write_held = False
         self._closer: asyncio.Task[None] | None = None
+        #: Bytes received after the request's head, until the handshake is answered (None
+        #: after), and where that head ended (-1: not yet; the last bytes seen so far).
+        self._after_head: bytearray | None = bytearray()
+        self._head_end = -1
+        self._head_tail = b""
 
     def serve_messages(self, serve: Serve, *, inline: bool) -> None:
         """From now on hand each complete message to ``serve`` (text as ``str``, binary as
@@ -77,6 +85,38 @@ class GameSocket(ServerConnection):
         if self._drained is None or self._drained.done():
             self._drained = self.loop.create_future()
         await asyncio.shield(self._drained)
+
+    def data_received(self, data: bytes) -> None:
+        # Until the opening handshake is answered, the protocol gets the request's head and
+        # nothing after it: websockets would read a second, pipelined request as frames (a
+        # protocol error before any answer). What follows the head is kept for a WebSocket
+        # (a client may send its first frames at once) and dropped after an HTTP answer,
+        # which closes the connection.
+        if self._after_head is None:
+            super().data_received(data)
+            return
+        if self._head_end < 0:
+            start = max(0, len(self._head_tail) - 3)
+            seen = self._head_tail + data
+            found = seen.find(b"\r\n\r\n", start)
+            if found < 0:
+                self._head_tail = seen[-3:]
+                super().data_received(data)
+                return
+            cut = found + 4 - len(self._head_tail)
+            self._head_end = cut
+            super().data_received(data[:cut])
+            data = data[cut:]
+        if len(self._after_head) + len(data) <= MAX_EARLY:
+            self._after_head += data
+
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super().handshake(*args, **kwargs)
+        finally:
+            early, self._after_head = self._after_head, None
+            if early and self.protocol.state is OPEN:
+                super().data_received(bytes(early))
 
     def process_event(self, event: Event) -> None:
         if self.request is None or not isinstance(event, Frame):

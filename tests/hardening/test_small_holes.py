@@ -91,6 +91,63 @@ async def test_a_bad_http_request_gets_a_client_error_and_an_info_line(
         )
 
 
+async def test_pipelined_requests_get_the_first_answered_then_the_close(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Two requests in one packet: the first is answered, the connection closes, nothing is
+    logged as an error (websockets used to read the second as frames, answer nothing and,
+    now and then, log an AssertionError)."""
+    pair = get(b"/healthz") + get(b"/healthz")
+    async with serving(fast_settings()) as game:
+        with caplog.at_level(logging.INFO):
+            for _ in range(10):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port_of(game))
+                writer.write(pair)
+                answer = await asyncio.wait_for(reader.read(), 50 * UNIT)  # read to EOF
+                writer.close()
+                assert answer.startswith(b"HTTP/1.1 200 "), answer[:80]
+                assert answer.count(b"HTTP/1.1 ") == 1
+            # A head split over two packets, with a request behind it, too.
+            reader, writer = await asyncio.open_connection("127.0.0.1", port_of(game))
+            writer.write(pair[:30])
+            await asyncio.sleep(5 * UNIT)
+            writer.write(pair[30:])
+            answer = await asyncio.wait_for(reader.read(), 50 * UNIT)
+            writer.close()
+            assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1 ") == 1
+        serious = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert not serious, [r.getMessage() for r in serious]
+
+
+async def test_a_first_frame_sent_with_the_upgrade_request_is_served() -> None:
+    """A client that sends its hello without waiting for the 101 is still greeted."""
+    async with serving(fast_settings()) as game:
+        hello = orjson.dumps({"type": "hello", "version": 1, "name": "Ana"})
+        key = b"\x01\x02\x03\x04"
+        frame = bytes([0x81, 0x80 | len(hello)]) + key
+        frame += bytes(b ^ key[i % 4] for i, b in enumerate(hello))
+        upgrade = get(
+            b"/",
+            b"Upgrade: websocket",
+            b"Connection: Upgrade",
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            b"Sec-WebSocket-Version: 13",
+        )
+        reader, writer = await asyncio.open_connection("127.0.0.1", port_of(game))
+        try:
+            writer.write(upgrade + frame)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 50 * UNIT)
+            assert head.startswith(b"HTTP/1.1 101 ")
+            first, second = await asyncio.wait_for(reader.readexactly(2), 50 * UNIT)
+            length = second & 0x7F
+            if length == 126:
+                length = int.from_bytes(await reader.readexactly(2), "big")
+            payload = await asyncio.wait_for(reader.readexactly(length), 50 * UNIT)
+            assert first & 0x0F == 0x1 and orjson.loads(payload)["type"] == "welcome"
+        finally:
+            writer.close()
+
+
 # --- binary frames ------------------------------------------------------------------------
 
 
