@@ -8,6 +8,7 @@ server. These read the same rules setuptools does, from the tree as it is.
 from __future__ import annotations
 
 import glob
+import re
 import tomllib
 from pathlib import Path
 
@@ -59,3 +60,20 @@ def test_every_language_catalogue_is_package_data() -> None:
     shipped = {name for pattern in patterns for name in glob.glob(pattern, root_dir=folder)}
     files = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".py"}
     assert "en.json" in files and not files - shipped, f"not shipped: {sorted(files - shipped)}"
+
+
+def test_the_socket_layer_s_dependency_is_bounded_above_and_installed_within() -> None:
+    """server/websocket.py leans on websockets' internals: a release that may change them
+    is kept out, and what is installed is within the range."""
+    from importlib.metadata import version
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (spec,) = [d for d in project["dependencies"] if d.startswith("websockets")]
+    bounds = dict(re.findall(r"(>=|<)\s*([0-9.]+)", spec))
+    assert set(bounds) == {">=", "<"}, f"websockets needs a lower and an upper bound: {spec}"
+
+    def parts(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in text.split(".")[:3])
+
+    installed = parts(version("websockets"))
+    assert parts(bounds[">="]) <= installed < parts(bounds["<"]), (spec, installed)
