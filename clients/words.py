@@ -176,6 +176,38 @@ def describe_reason(reason: Mapping[str, Any] | None, lang: str = "en", card: Ca
         return ""
 
 
+#: What the coach's better line gains (the ``reason`` of a reviewed turn), by language.
+GAINS = section("gain.")
+#: The parameters of a gain that are cards; ``pile`` is a pile's code (worded by its name),
+#: ``count`` a plain number.
+_GAIN_CARDS = frozenset(("card", "target"))
+
+
+def describe_gain(reason: Mapping[str, Any] | None, lang: str = "en", card: Card = _plain) -> str:
+    """What the coach's better line gains over the played one (a reviewed turn's
+    ``reason``), cards drawn by ``card`` and piles by their names (``North``); "" when it
+    says nothing this client knows."""
+    if not isinstance(reason, Mapping):
+        return ""
+    words = GAINS.get(lang, GAINS["en"])
+    text = words.get(str(reason.get("code")))
+    if text is None:
+        return ""
+    names = texts(lang)
+    values: dict[str, str] = {}
+    for key, value in (reason.get("params") or {}).items():
+        if key in _GAIN_CARDS:
+            values[key] = card(str(value))
+        elif key == "pile":
+            values[key] = names.get(f"pile.{value}", str(value))
+        else:
+            values[key] = str(value)
+    try:
+        return text.format_map(values)
+    except KeyError:
+        return ""
+
+
 # --- ratings ----------------------------------------------------------------------------
 
 

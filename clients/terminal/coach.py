@@ -7,7 +7,10 @@ a bounded number of times); :func:`find_match` learns the id of the match that j
 from the player's history, as the web client's "replay this match" does, and
 :func:`load_review` does both. Everything else is pure: :func:`coach_lines` turns one
 seat's review into the lines the line mode prints and the full screen shows, in the
-player's language, the cards drawn by the ``card`` function of the client.
+player's language, the cards drawn by the ``card`` function of the client: a turn where the
+player could have gone out says so first, and where the played and the better line share a
+start (the review's ``fork``) that start is said once, then each line from there.
+:func:`line_tables` plays a better line on a replay's table, a move at a time.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from clients.i18n import texts
 from clients.net import GameClient
-from clients.words import describe_reason
+from clients.words import describe_gain, describe_reason
 
 from .render import sorted_hand
 from .replay import http_base, match_json
@@ -147,42 +150,106 @@ def points_text(cost: object, lang: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TurnLines:
-    """One costly turn, worded: where it was, what was played, the better line, what it
-    would have saved and why; ``step`` is where its replay starts."""
+    """One costly turn, worded: where it was (``alert`` first when the player could have
+    gone out), what was played and the better line (``moves``: where they part), what it
+    would have saved and what the better line gains; ``step`` is where its replay starts,
+    ``seat`` who played it, ``line`` the better line's moves (action texts) from there."""
 
     where: str
-    played: str
-    better: str
+    alert: str
+    moves: tuple[str, ...]
     saved: str
     why: str
     step: int
+    seat: int = 0
+    line: tuple[str, ...] = ()
+    fork: int = 0
+
+    @property
+    def head(self) -> str:
+        """The turn's first line: that the player could have gone out, else where it was."""
+        return self.alert or self.where
+
+    @property
+    def better(self) -> str:
+        """The better line, worded (from the fork on when the lines share a start)."""
+        return self.moves[-1] if self.moves else ""
 
     def lines(self) -> list[str]:
-        return [line for line in (self.played, self.better, self.saved, self.why) if line]
+        """The lines under :attr:`head`."""
+        first = [self.where] if self.alert else []
+        return [line for line in (*first, *self.moves, self.saved, self.why) if line]
+
+
+def _fork(turn: Mapping[str, Any], played: Sequence[str], better: Sequence[str]) -> int:
+    """Where the played and the better line part (the review's ``fork``, kept within the
+    moves the two share)."""
+    try:
+        fork = int(turn.get("fork") or 0)
+    except (TypeError, ValueError):
+        return 0
+    fork = max(0, min(fork, len(played), len(better)))
+    return fork if list(played[:fork]) == list(better[:fork]) else 0
 
 
 def turn_lines(turn: Mapping[str, Any], lang: str = "en", card: Card = _plain) -> TurnLines:
-    """One entry of a seat's ``costliest``, worded in ``lang``."""
+    """One entry of a seat's ``costliest``, worded in ``lang``: when the lines share a
+    start (``fork``), that start once, then what was played and the better line from
+    there."""
     words = texts(lang)
     position = turn.get("position") or {}
     hand = " ".join(card(c) for c in sorted_hand(list(position.get("hand") or [])))
     where = words["coach.where"].format(hand=int(turn.get("hand", 0)) + 1, cards=hand)
-    played_moves = list(turn.get("played") or [])
-    if played_moves:
-        played = words["coach.played"].format(moves=moves_text(played_moves, card))
+    alert = words["coach.could_go_out"] if turn.get("could_go_out") else ""
+    played_moves = [str(m) for m in turn.get("played") or []]
+    better_moves = [str(m) for m in turn.get("better") or []]
+    fork = _fork(turn, played_moves, better_moves)
+
+    def moves(actions: Sequence[str]) -> str:
+        return moves_text(actions, card) if actions else words["coach.then_end"]
+
+    lines: tuple[str, ...]
+    if fork:
+        lines = (
+            words["coach.as_played"].format(moves=moves_text(played_moves[:fork], card)),
+            words["coach.then_played"].format(moves=moves_text(played_moves[fork:], card))
+            if played_moves[fork:]
+            else words["coach.then_ended"],
+            words["coach.then_better"].format(moves=moves(better_moves[fork:])),
+        )
     else:
-        played = words["coach.played_none"]
-    better_moves = list(turn.get("better") or [])
-    better_text = moves_text(better_moves, card) if better_moves else words["coach.then_end"]
-    better = words["coach.better"].format(moves=better_text)
+        played = (
+            words["coach.played"].format(moves=moves_text(played_moves, card))
+            if played_moves
+            else words["coach.played_none"]
+        )
+        lines = (played, words["coach.better"].format(moves=moves(better_moves)))
     chance = turn.get("win_chance") or {}
     saved = words["coach.saved"].format(
         points=points_text(turn.get("cost"), lang),
         played=percent(chance.get("played")),
         better=percent(chance.get("better")),
     )
-    why = describe_reason(turn.get("reason"), lang, card)
-    return TurnLines(where, played, better, saved, why, int(turn.get("step", 0)))
+    reason = turn.get("reason")
+    # A review from before the coach said what its line gains words its reason as a hint's.
+    why = describe_gain(reason, lang, card) or describe_reason(reason, lang, card)
+    return TurnLines(
+        where,
+        alert,
+        lines,
+        saved,
+        why,
+        int(turn.get("step", 0)),
+        int(turn.get("seat", 0)),
+        tuple(better_moves),
+        fork,
+    )
+
+
+def coach_title(count: int, lang: str = "en") -> str:
+    """The coach's heading for ``count`` costly turns ("" for none)."""
+    key = {0: "", 1: "coach.title_1", 2: "coach.title_2"}.get(count, "coach.title")
+    return texts(lang)[key] if key else ""
 
 
 def seat_review(review: Mapping[str, Any] | None, seat: int | None) -> Mapping[str, Any] | None:
@@ -219,20 +286,70 @@ def coach_lines(
     card: Card = _plain,
     replay: Callable[[TurnLines], str] | None = None,
 ) -> list[str]:
-    """The coach's section for one seat's review: the title, then each costly turn
-    numbered (its where, then its lines indented, and ``replay``'s line for it when
-    given); ``coach.none`` when there is none."""
+    """The coach's section for one seat's review: the heading (as many turns as there
+    are), then each costly turn numbered (its first line, then its lines indented, and
+    ``replay``'s line for it when given); only ``coach.none`` when there is none."""
     words = texts(lang)
-    out = [words["coach.title"]]
     turns = costliest(entry, lang, card)
     if not turns:
-        out.append(words["coach.none"])
-        return out
+        return [words["coach.none"]]
+    out = [coach_title(len(turns), lang)]
     for number, turn in enumerate(turns, start=1):
-        out.append(f"{number}. {turn.where}")
+        out.append(f"{number}. {turn.head}")
         out.extend(f"   {line}" for line in turn.lines())
         if replay is not None:
             out.append(f"   {replay(turn)}")
+    return out
+
+
+# --- the better line ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The hands and the piles (card codes, the piles by name) after some moves of a
+    better line; ``move`` is the one that led here (None: the turn as it began)."""
+
+    hands: tuple[tuple[str, ...], ...]
+    piles: Mapping[str, tuple[str, ...]]
+    move: str | None = None
+
+    @property
+    def pile(self) -> str | None:
+        """The pile :attr:`move` put cards on."""
+        return self.move.partition(">")[2] if self.move else None
+
+
+def line_tables(
+    hands: Sequence[Sequence[str]],
+    piles: Mapping[str, Sequence[str]],
+    seat: int,
+    moves: Sequence[str],
+) -> list[Table]:
+    """The table as ``seat`` plays ``moves`` from ``hands`` and ``piles``, the start first
+    and then one after each move: a play (``7H>N``) takes the card from the seat's hand and
+    puts it on the pile, a pile's move (``W>N``) lays all of one pile on the other and leaves
+    it empty. The line stops before a move that cannot be made there."""
+    now_hands = [tuple(hand) for hand in hands]
+    now_piles = {name: tuple(pile) for name, pile in piles.items()}
+    out = [Table(tuple(now_hands), dict(now_piles))]
+    for move in moves:
+        left, sep, right = move.partition(">")
+        if not sep or right not in now_piles or not 0 <= seat < len(now_hands):
+            break
+        if left in PILES:
+            if left not in now_piles or left == right or not now_piles[left]:
+                break
+            now_piles[right] += now_piles[left]
+            now_piles[left] = ()
+        else:
+            hand = list(now_hands[seat])
+            if left not in hand:
+                break
+            hand.remove(left)
+            now_hands[seat] = tuple(hand)
+            now_piles[right] += (left,)
+        out.append(Table(tuple(now_hands), dict(now_piles), move))
     return out
 
 
@@ -243,12 +360,15 @@ __all__ = [
     "CoachError",
     "FetchReview",
     "LoadReview",
+    "Table",
     "TurnLines",
     "await_review",
     "coach_lines",
+    "coach_title",
     "costliest",
     "fetch_review",
     "find_match",
+    "line_tables",
     "load_review",
     "move_text",
     "moves_text",

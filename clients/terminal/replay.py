@@ -291,6 +291,24 @@ def _seat(replay: Replay, seat: int, lang: str = "en") -> str:
     return words["seat_named"].format(n=seat + 1, name=name)
 
 
+def move_caption(replay: Replay, seat: int, move: str, style: Style = PLAIN) -> str:
+    """What a card move (``7H>N``, ``W>N``) by ``seat`` does, as the captions say it:
+    ``seat 1 (Ana) played 7♥ on N.``; the move itself when it is no card move."""
+    words = CAPTIONS.get(style.lang, CAPTIONS["en"])
+    who = _seat(replay, seat, style.lang)
+    try:
+        action = action_from_text(move)
+    except (KingsCornerError, ValueError):
+        return move
+    if isinstance(action, Play):
+        return (
+            words["played"].format(who=who, card=card(action.card, style), pile=action.pile) + "."
+        )
+    if isinstance(action, Move):
+        return words["moved"].format(who=who, src=action.src, dst=action.dst) + "."
+    return move
+
+
 def caption(replay: Replay, index: int, style: Style = PLAIN) -> str:
     """What step ``index`` did, e.g. ``seat 2 (Bot 2) played 7♥ on N.``, in ``style``'s
     language."""
@@ -523,6 +541,7 @@ __all__ = [
     "fetch_record",
     "http_base",
     "main",
+    "move_caption",
     "navigate",
     "parser",
     "render_hands",

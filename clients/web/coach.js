@@ -146,7 +146,12 @@ export function lineSentences(turn) {
   }
   return [
     ["coach-common", t("coach.as_played", { moves: lineText(played.slice(0, fork)) })],
-    ["coach-played", t("coach.then_played", { moves: rest(played.slice(fork)) })],
+    [
+      "coach-played",
+      played.length > fork
+        ? t("coach.then_played", { moves: lineText(played.slice(fork)) })
+        : t("coach.then_ended"),
+    ],
     ["coach-better", t("coach.then_better", { moves: rest(better.slice(fork)) })],
   ];
 }

@@ -1,7 +1,9 @@
 """The coach in the full-screen replay viewer, against a real server: the replay of one of
 your matches lists your seat's costliest turns beside the table (below it on a narrow
-terminal), keys 1 2 3 jump to each turn's step; someone else's match, a pending or failed
-review and today's daily deal never hold the replay up."""
+terminal, wrapped, never cut), keys 1 2 3 jump to each turn's step, where ``l`` plays the
+coach's better line on the table a move at a time (``l`` or Esc back to what was played);
+someone else's match, a pending or failed review and today's daily deal never hold the
+replay up."""
 
 from __future__ import annotations
 
@@ -14,22 +16,26 @@ import pytest
 from textual.app import App
 from textual.widget import Widget
 
+from clients.i18n import texts
 from clients.net import GameClient
 from clients.terminal.coach import (
     await_review,
+    coach_title,
     costliest,
     fetch_review,
     find_match,
     own_seat,
     seat_review,
 )
-from clients.terminal.replay import build, fetch_record, http_base
+from clients.terminal.replay import Replay, build, fetch_record, http_base
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
+from clients.terminal.tui.board import PileView
 from clients.terminal.tui.look import Look
 from clients.terminal.tui.replayview import ReplayScreen
+from protocol.engine import PILES, Move, Play, legal_actions
 from server.app import GameServer
-from tests.clients.test_coach_terminal import REVIEW
+from tests.clients.test_coach_terminal import REVIEW, seat_of
 from tests.clients.test_replay import played_match, record_of
 from tests.clients.test_tui_ratings import text_of, wait_for
 from tests.clients.tui_driver import ARTIFACTS, save, screen_text, server, shows, until
@@ -91,6 +97,25 @@ def region_text(app: App[Any], widget: Widget) -> list[str]:
     return [line[region.x : region.right] for line in lines]
 
 
+def flat(app: App[Any], widget: Widget) -> str:
+    """What ``widget`` (a bordered box) says, its wrapped lines joined again."""
+    inside = [line.strip().strip("│").strip() for line in region_text(app, widget)[1:-1]]
+    return " ".join(" ".join(inside).split())
+
+
+def wrapped_not_cut(app: App[Any], widget: Widget) -> list[str]:
+    """The lines inside bordered ``widget``, each whole between its borders: nothing cut
+    with an ellipsis, nothing past the right border."""
+    lines = region_text(app, widget)
+    assert all(line.startswith("│") and line.endswith("│") for line in lines[1:-1]), lines
+    assert not any("…" in line or "..." in line for line in lines), lines
+    return lines
+
+
+def pile(screen: ReplayScreen, name: str) -> list[str]:
+    return screen.query_one(f"#pile-{name}", PileView).cards
+
+
 def no_overlap(app: App[Any], screen: ReplayScreen) -> None:
     """Every part of the replay inside the screen, and none over another."""
     width, height = app.size
@@ -114,6 +139,10 @@ async def test_your_costliest_turns_beside_the_replay_and_1_to_3_jump_to_them(
     turns = costliest(seat_review(review, 0), "en", Look().card)
     assert turns and turns[0].step == 1  # the turn ended one card short
     n = len(turns)
+    # The coach knows she could have gone out: her six plays the start both lines share.
+    costly = review["seats"][0]["costliest"][0]
+    assert costly["could_go_out"] and costly["fork"] == 6
+    assert costly["better"] == [f"{c}>N" for c in RUN]
 
     client = GameClient(url, "Ana", reconnect=True)
     client.player = tokens.player(url)
@@ -134,22 +163,30 @@ async def test_your_costliest_turns_beside_the_replay_and_1_to_3_jump_to_them(
         )
         span = f"1\u2013{n}" if n > 1 else "1"
         text = await shows(pilot, f"{'Keys' if n > 1 else 'Key'} {span}: go to that turn")
-        assert "Your three costliest turns" in text
+        assert f"─ {coach_title(n)} ─" in text  # the heading counts the turns
         assert f"{span} your turns · ? help · Esc back" in text
-        # Wide: the turns stand beside the table, whole.
+        # Wide: the turns stand beside the table, whole, wrapped.
         coach, body = screen.query_one("#rcoach"), screen.query_one("#rbody")
         assert coach.region.x >= body.region.right and coach.region.height > 20
-        panel = "\n".join(region_text(app, coach))
-        assert "1 Hand 1, your hand: " in panel, panel
-        assert "You played: 8♥→N, 7♠→N" in panel and "Better: 8♥→N" in panel
-        assert "2♦→N" in panel.split("Better:")[1]
+        wrapped_not_cut(app, coach)
+        panel = flat(app, coach)
+        # Its first line: she could have gone out; the lines' shared start said once.
+        assert "1 You could have gone out this turn. Hand 1, your hand: " in panel, panel
+        assert (
+            "As you played: 8♥→N, 7♠→N, 6♦→N, 5♣→N, 4♥→N, 3♠→N "
+            "Then you ended your turn. Better from there: 2♦→N "
+        ) in panel, panel
+        assert "You could have gone out: 2♦ on North was your last card" in panel, panel
+        assert "You played:" not in panel and "Better:" not in panel
+        assert "l: Play the better line" not in panel  # not at the turn yet
         no_overlap(app, screen)
 
         assert screen.index == 0
         await pilot.press("1")
         assert screen.index == turns[0].step
-        await shows(pilot, "▶1 Hand 1")  # the turn the replay is at is marked
+        await shows(pilot, "▶1 You could have gone out")  # the turn the replay is at is marked
         assert f"step {turns[0].step}/" in screen_text(app)
+        assert "l: Play the better line" in flat(app, coach)
         save(app, "replay-coach-120x40")
         (ARTIFACTS / "replay-coach-120x40.txt").write_text(screen_text(app))
         await pilot.press("end")
@@ -157,18 +194,61 @@ async def test_your_costliest_turns_beside_the_replay_and_1_to_3_jump_to_them(
         await pilot.press(str(n + 1) if n < 3 else "home")  # a key with no turn: nothing
         assert screen.index == (screen.replay.last if n < 3 else 0)
 
-        # Narrow: the turns listed under the table, a line each, nothing cut off the screen.
+        # Narrow: the turns listed under the table, in short, nothing cut off the screen.
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: coach.region.y >= body.region.bottom, what="the coach below")
         assert coach.region.height == n + 2 and coach.region.width == 80, screen_text(app)
-        lines = region_text(app, coach)
-        assert lines[1].startswith("│  1 Hand 1, your hand: ") and lines[1].endswith("│")
+        lines = wrapped_not_cut(app, coach)
+        assert lines[1].startswith("│  1 You could have gone out this turn. · Better from there: ")
         await pilot.press(str(n))
         assert screen.index == turns[n - 1].step
-        await shows(pilot, f"│ ▶{n} Hand")
+        # The turn the replay is at, whole, wrapped to the screen's width.
+        await shows(pilot, f"│ ▶{n} You could have gone out this turn.")
+        lines = wrapped_not_cut(app, coach)
+        assert coach.region.height > n + 2
+        assert "│    Then you ended your turn." in "\n".join(lines)
+        assert "l: Play the better line" in flat(app, coach)
         no_overlap(app, screen)
         save(app, "replay-coach-80x24")
         (ARTIFACTS / "replay-coach-80x24.txt").write_text(screen_text(app))
+
+        # l: the better line on the table, from the turn as it began, a move at a time.
+        hands = screen.query_one("#hands")
+        ana = " ".join(Look().card(c) for c in RUN)
+        assert pile(screen, "N") == ["9C"]
+        await pilot.press("l")
+        text = await shows(pilot, "Better line: the turn as it began")
+        assert "←→ step · l Esc: Back to what you played" in text
+        assert pile(screen, "N") == ["9C"] and screen.index == 1
+        await pilot.press("right")
+        text = await shows(pilot, "Better line: move 1 of 7")
+        assert "seat 1 (Ana) played 8♥ on N." in text
+        assert pile(screen, "N") == ["9C", "8H"]  # 8♥ lands on N
+        assert "8♥" not in flat(app, hands) and "7♠" in flat(app, hands)  # and leaves her hand
+        assert screen.index == 1  # the replay stays where it was
+        await pilot.press(*["right"] * 7)  # past the end: the last move stays
+        await shows(pilot, "Better line: move 7 of 7")
+        assert pile(screen, "N") == ["9C", *RUN]
+        assert "Ana 0 no cards Bot 2" in flat(app, hands)  # she went out
+        save(app, "replay-better-line-80x24")
+        (ARTIFACTS / "replay-better-line-80x24.txt").write_text(screen_text(app))
+        await pilot.press("left")
+        await shows(pilot, "Better line: move 6 of 7")
+        assert pile(screen, "N") == ["9C", *RUN[:6]] and "2♦" in flat(app, hands)
+        # Esc: back to what she played, at the same step; the replay is still open.
+        await pilot.press("escape")
+        await until(pilot, lambda: screen.better is None, what="the replay again")
+        assert app.screen is screen and screen.index == 1 and pile(screen, "N") == ["9C"]
+        text = screen_text(app)
+        assert "Better line" not in text and "Bot 2) ended the turn" in text
+        assert f"{span} your turns · ? help · Esc back" in text
+        assert all(Look().card(c) in flat(app, hands) for c in RUN), ana
+        # l again, then l once more: the same way back.
+        await pilot.press("l", "right", "right")
+        await shows(pilot, "Better line: move 2 of 7")
+        await pilot.press("l")
+        await until(pilot, lambda: screen.better is None, what="the replay again")
+        assert pile(screen, "N") == ["9C"] and screen.index == 1
 
         # ? lists the keys, 1 2 3 among them.
         await pilot.press("question_mark")
@@ -201,7 +281,7 @@ async def test_the_replay_alone_knows_you_by_the_token_file_and_not_someone_else
         await until(pilot, lambda: isinstance(mine.screen, ReplayScreen), what="the replay")
         screen = mine.screen
         assert isinstance(screen, ReplayScreen) and screen.seat == 0
-        await shows(pilot, "│  1 Hand 1, your hand: ", timeout=30)
+        await shows(pilot, "│  1 You could have gone out this turn. · Better", timeout=30)
         await pilot.press("1")
         assert screen.index == 1
         await pilot.press("q")
@@ -267,7 +347,7 @@ async def test_a_pending_a_failed_and_a_withheld_review_never_hold_the_replay_up
         await pilot.press("1")
         assert screen.index == 2  # no turn yet
         gate.set()
-        await wait_for(pilot, lambda: "│  1 Hand 1" in text_of(app), "the turns")
+        await wait_for(pilot, lambda: "│  1 You could have" in text_of(app), "the turns")
         assert asked == [match_id] * len(asked) and len(asked) >= 2
 
     # A review that cannot be had (no such match on the server: a 404): one short line.
@@ -325,9 +405,93 @@ async def test_three_turns_and_four_seats_fit_80_by_24_and_120_by_40(lang: str) 
         assert "▶3" in text_of(app)
         save(app, f"replay-coach-3-{lang}-120x40")
         await pilot.resize_terminal(80, 24)
-        await wait_for(pilot, lambda: coach.region.height == 5, "three lines under the table")
+        body = screen.query_one("#rbody")
+        await wait_for(pilot, lambda: coach.region.y >= body.region.bottom, "the coach below")
         no_overlap(app, screen)
-        lines = region_text(app, coach)
-        assert [line[2:4] for line in lines[1:4]] == [" 1", " 2", "▶3"]
-        assert all(line.endswith("│") for line in lines[1:4])
+        # Two turns in short, the third (the replay is at it) whole: wrapped, never cut,
+        # and the table keeps its rows.
+        lines = wrapped_not_cut(app, coach)
+        keys = [line[2:4] for line in lines[1:-1] if line[3:4].strip()]
+        assert keys == [" 1", " 2", "▶3"], lines
+        assert body.region.height >= 9
+        words, panel = texts(lang), flat(app, coach)
+        ended = words["coach.played"].format(moves="Q♣→S")
+        keeps = words["gain.keeps_follow"].format(card="Q♣", target="J♥", pile=words["pile.S"])
+        assert ended in panel and " ".join(keeps.split()) in panel, panel
         save(app, f"replay-coach-3-{lang}-80x24")
+
+
+def move_then_play(replay: Replay) -> tuple[int, list[str]]:
+    """A step of ``replay`` where seat 0 is to move and can lay one pile on another and
+    then play a card: the step and those two actions (a better line the coach could give)."""
+    for step in replay.steps:
+        pos = step.match.position
+        if step.match.phase != "playing" or pos.turn != 0 or pos.result is not None:
+            continue
+        for move in legal_actions(pos):
+            if not isinstance(move, Move):
+                continue
+            after = step.match.apply(move).position
+            play = next((a for a in legal_actions(after) if isinstance(a, Play)), None)
+            if play is not None:
+                return step.index, [move.text(), play.text()]
+    raise AssertionError("no step with a pile's move and a play after it")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 40)])
+async def test_the_better_line_moves_a_pile_and_plays_a_card_and_esc_comes_back(
+    size: tuple[int, int],
+) -> None:
+    """A crafted review (the screen's fetch seam) on a replay: its better line lays a pile
+    on another, then plays a card from the hand; → ← step it, the replay's own keys leave
+    it, Esc returns to what was played."""
+    replay = build(record_of(played_match(seats=4)))
+    step, line = move_then_play(replay)
+    (src, dst), (card, onto) = line[0].split(">"), line[1].split(">")
+    turn = {
+        **REVIEW["seats"][0]["costliest"][0],
+        "step": step,
+        "hand": replay.steps[step].hand - 1,
+        "position": {"hand": list(replay.steps[step].match.position.hands[0])},
+        "better": line,
+    }
+    review = {**REVIEW, "seats": [seat_of(turn), None, None, None]}
+    screen = ReplayScreen(
+        replay, Look(), seat=0, url="http://127.0.0.1:9", fetch=lambda u, m: review
+    )
+    app = Viewer(screen)
+    before = replay.steps[step].match.position
+    piles = dict(zip(PILES, before.piles, strict=True))
+    async with app.run_test(size=size) as pilot:
+        await wait_for(
+            pilot, lambda: screen.coach is not None and screen.coach.state == "ready", "the review"
+        )
+        await pilot.press("l")  # not at the turn: nothing
+        assert screen.better is None
+        await pilot.press("1")
+        assert screen.index == step
+        await wait_for(pilot, lambda: "l: Play the better line" in text_of(app), "the key")
+        wrapped_not_cut(app, screen.query_one("#rcoach"))
+        await pilot.press("l", "right")
+        await wait_for(pilot, lambda: "Better line: move 1 of 2" in text_of(app), "move 1")
+        assert f"seat 1 (Ana) moved pile {src} onto {dst}." in text_of(app)
+        assert pile(screen, src) == [] and pile(screen, dst) == [*piles[dst], *piles[src]]
+        assert screen.query_one(f"#pile-{dst}", PileView).target  # where it landed, marked
+        await pilot.press("right")
+        await wait_for(pilot, lambda: "Better line: move 2 of 2" in text_of(app), "move 2")
+        assert pile(screen, onto)[-1] == card
+        hands = screen.query_one("#hands")
+        shown = flat(app, hands).split(" Bot 2 ")[0]  # Ana's hand
+        assert Look().card(card) not in shown.split(), shown
+        if size == (140, 40):
+            save(app, "replay-better-line-140x40")
+        await pilot.press("left", "left")
+        await wait_for(pilot, lambda: "the turn as it began" in text_of(app), "the start")
+        assert pile(screen, src) == list(piles[src]) and screen.index == step
+        # The replay's own keys leave the better line (and do what they do).
+        await pilot.press("right", "end")
+        assert screen.better is None and screen.index == replay.last
+        await pilot.press("1", "l", "right", "escape")
+        assert screen.better is None and app.screen is screen and screen.index == step
+        assert pile(screen, src) == list(piles[src]) and pile(screen, dst) == list(piles[dst])
+        assert "Better line" not in text_of(app)

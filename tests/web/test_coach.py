@@ -80,7 +80,7 @@ def test_the_coach_names_the_turn_that_ended_one_card_short(pages: Pages, shots:
     expect(turn.locator(".coach-hand .card")).to_have_count(7)
     # The fork: the six plays both lines share once, then where they part.
     expect(turn.locator(".coach-common")).to_have_text(f"As you played: {line_text(RUN[:6])}")
-    expect(turn.locator(".coach-played")).to_have_text("Then you played: end the turn")
+    expect(turn.locator(".coach-played")).to_have_text("Then you ended your turn.")
     expect(turn.locator(".coach-better")).to_have_text(f"Better from there: {line_text(RUN[6:])}")
     expect(turn.locator(".coach-why")).to_have_text(
         "You could have gone out: 2\u2666\ufe0e on North was your last card, the hand ends"

@@ -168,7 +168,7 @@ def test_three_turns_read_plainly_and_their_better_lines_play_on_the_table(
     out = items.nth(0)
     expect(out.locator("p").first).to_have_text("You could have gone out this turn.")
     expect(out.locator(".coach-common")).to_have_text(f"As you played: {line_text(['6D', '5C'])}")
-    expect(out.locator(".coach-played")).to_have_text("Then you played: end the turn")
+    expect(out.locator(".coach-played")).to_have_text("Then you ended your turn.")
     expect(out.locator(".coach-better")).to_have_text(
         f"Better from there: {line_text(['4H', '3S', '2D'])}"
     )

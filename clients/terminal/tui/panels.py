@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.coach import TurnLines
+from clients.terminal.coach import TurnLines, coach_title
 from clients.terminal.render import plate, rating_lines, seat_name, sorted_hand
 from clients.words import describe_event
 from protocol.options_table import summary_words
@@ -68,48 +68,80 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
 
 
 def coach_text(state: str, turns: list[TurnLines], look: Look, width: int = 0) -> Text:
-    """The coach's section of the match's result: the title, then the review's state
-    (``pending``, ``failed``) or the keys that replay a turn and each costly turn
-    numbered, its lines indented (wrapped to ``width`` with the indent kept, when given);
-    none: the coach found nothing."""
+    """The coach's section of the match's result: the review's state (``pending``,
+    ``failed``), or the heading (as many turns as there are), the keys that replay a turn
+    and each costly turn numbered, its lines indented (wrapped to ``width`` with the indent
+    kept, when given); only ``coach.none`` when the coach found nothing."""
     lang = look.lang
     out = Text()
-    out.append(t(lang, "coach.title") + "\n", "bold underline")
     if state in ("pending", "failed"):
-        out.append(t(lang, f"coach.{state}") + "\n", "dim" if state == "pending" else "")
+        note = _wrapped(t(lang, f"coach.{state}"), width, "")
+        out.append(note + "\n", "dim" if state == "pending" else "")
         return out
     if not turns:
-        out.append(t(lang, "coach.none") + "\n")
+        out.append(_wrapped(t(lang, "coach.none"), width, "") + "\n")
         return out
+    out.append(_wrapped(coach_title(len(turns), lang), width, "") + "\n", "bold underline")
     keys = "coach_key" if len(turns) == 1 else "coach_keys"
-    out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
+    out.append(_wrapped(look.text(t(lang, keys, n=len(turns))), width, "") + "\n", "dim")
     for number, turn in enumerate(turns, start=1):
         _costly_turn(out, number, turn, look, width)
     return out
 
 
 def _costly_turn(
-    out: Text, number: int, turn: TurnLines, look: Look, width: int, lead: str = ""
+    out: Text,
+    number: int,
+    turn: TurnLines,
+    look: Look,
+    width: int,
+    lead: str = "",
+    *,
+    short: bool = False,
+    hint: str = "",
 ) -> None:
-    """Append costly turn ``number``: its key, its where, its lines indented (after
-    ``lead``, a mark of one column or none)."""
+    """Append costly turn ``number``: its key and its first line, then its lines indented
+    (after ``lead``, a mark of one column or none), all wrapped to ``width``; ``short``: the
+    better line alone after the first line. ``hint`` (dim, a key to press) follows the first
+    line, on it when it fits: where a panel scrolled to the turn shows it."""
     out.append(lead)
     out.append(f"{number}", "bold reverse")
     taken = len(lead) + 1
     indent = " " * (taken + 1)
-    out.append(_wrapped(" " + look.text(turn.where), width, indent, taken) + "\n", "bold")
+    head = " " + look.text(turn.head)
+    if short:
+        head += " · " + look.text(turn.better)
+    head = _wrapped(head, width, indent, taken)
+    out.append(head, "bold")
+    if hint:
+        last = len(head.rsplit("\n", 1)[-1]) + (taken if "\n" not in head else 0)
+        shown = look.text(hint)
+        if width <= 0 or last + 3 + len(shown) <= width:
+            out.append("   " + shown, "dim")
+        else:
+            out.append("\n" + _wrapped(indent + shown, width, indent), "dim")
+    out.append("\n")
+    if short:
+        return
     for line in turn.lines():
         out.append(_wrapped(indent + look.text(line), width, indent) + "\n")
 
 
 def replay_coach_text(
-    state: str, turns: list[TurnLines], look: Look, width: int, at: int, compact: bool
+    state: str,
+    turns: list[TurnLines],
+    look: Look,
+    width: int,
+    at: int,
+    compact: bool,
+    hint: str = "",
 ) -> Text:
     """The coach's turns beside a replay (its title is the panel's): the review's state
     (``pending``, ``failed``), none found, or each costly turn numbered by its key, the one
-    the replay is at (step ``at``) marked. ``compact`` (under the table of a narrow
-    terminal): one line a turn, where and the better line, cut to ``width``; else the keys
-    and each turn whole, wrapped to ``width``."""
+    the replay is at (step ``at``) marked, with ``hint`` beside it. ``compact`` (under the
+    table of a narrow terminal): each turn in short (its first line and the better line)
+    but the marked one whole; else the keys and each turn whole. Every line is wrapped to
+    ``width``, never cut."""
     lang = look.lang
     if state in ("pending", "failed") or not turns:
         note = t(lang, f"coach.{state}" if state in ("pending", "failed") else "coach.none")
@@ -118,32 +150,26 @@ def replay_coach_text(
     out = Text()
     if not compact:
         keys = "replay_coach_key" if len(turns) == 1 else "replay_coach_keys"
-        out.append(look.text(t(lang, keys, n=len(turns))) + "\n", "dim")
+        out.append(_wrapped(look.text(t(lang, keys, n=len(turns))), width, "") + "\n", "dim")
     for number, turn in enumerate(turns, start=1):
-        lead = mark if turn.step == at else " "
-        if not compact:
-            _costly_turn(out, number, turn, look, width, lead)
-            continue
-        line = Text(lead)
-        line.append(f"{number}", "bold reverse")
-        line.append(" " + look.text(turn.where), "bold")
-        line.append(" · " + look.text(turn.better))
-        line.truncate(width, overflow="ellipsis")
-        out.append_text(line)
-        out.append("\n")
+        here = turn.step == at
+        lead = mark if here else " "
+        shown = hint if here else ""
+        _costly_turn(out, number, turn, look, width, lead, short=compact and not here, hint=shown)
     out.rstrip()
     return out
 
 
 def _wrapped(line: str, width: int, indent: str, taken: int = 0) -> str:
     """``line`` wrapped to ``width`` (none when 0), its later lines indented by ``indent``;
-    ``taken`` columns of its first line are already used."""
+    ``taken`` columns of its first line are already used. A number keeps its per cent sign
+    (``40 %``) on its line."""
     if width <= 0 or len(line) + taken <= width:
         return line
     wrapper = textwrap.TextWrapper(
         width=width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True
     )
-    first, *rest = wrapper.wrap("x" * taken + line)
+    first, *rest = wrapper.wrap("x" * taken + line.replace(" %", "\u00a0%"))
     return "\n".join([first[taken:], *rest])
 
 
