@@ -8,12 +8,19 @@ a one-player team. A bot seat is a player with the fixed rating of its level
 rating never changes.
 
 Each person is rated on their own view of the match (:func:`outcomes`): the seats counted
-for them, ranked by total. Not counted for a person: seats abandoned by someone else (no one
-gets a win nobody played for), a provisional person when they are established (a new
-identity costs nothing, so it moves nobody who has settled), and an opponent
-:data:`OUTCLASSED` or more below them that they beat (a win that tells nothing). A person
-who abandoned takes the last place against everyone who played. A last place never raises
-a rating.
+for them, ranked by total. Not counted for a person: seats abandoned by someone else or
+finished by a bot for someone kicked (no one gets a win nobody played for), another person
+unless both of them are established (a new identity costs nothing, so it moves nobody and
+nobody moves it: bots alone place a provisional player), and an opponent :data:`OUTCLASSED`
+or more below them that they beat (a win that tells nothing). A person who abandoned takes
+the last place against everyone who played.
+
+Then the move is bounded, in this order: one match moves a rating by at most :data:`MOVE`
+shown points (:func:`bounded`); a last place, and a kick, never raise it; and no match
+lifts it past :data:`LIFT` above the person's *bot rating*, the rating the same rules give
+them from their results against bots alone (which no number of identities can raise, and
+which results against bots raise as well). So what people give each other is bounded by
+what each showed against bots, and a pyramid of identities cannot stack.
 
 What people see is :func:`display`, the model's ``mu`` scaled to a familiar number (a new
 player starts at 1000); it carries a provisional mark for the first
@@ -22,7 +29,8 @@ player starts at 1000); it carries a provisional mark for the first
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import math
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,8 +43,8 @@ Skill = tuple[float, float]
 MODEL = PlackettLuce()
 #: A new player's rating: the model's defaults (25, 25/3).
 DEFAULT: Skill = (MODEL.mu, MODEL.sigma)
-#: Rated matches after which a rating is established: until then it is provisional, it is
-#: not on the "Top players" board and it moves no established player.
+#: Rated matches after which a rating is established: until then it is provisional, only
+#: bots count for it, it counts for nobody else and it is not on the "Top players" board.
 PROVISIONAL_MATCHES = 10
 #: The rated matches a player needs to be listed on the "Top players" board.
 MIN_MATCHES = PROVISIONAL_MATCHES
@@ -46,6 +54,14 @@ SCALE = 40
 #: An opponent this far below you in ``mu`` (400 shown points, Elo's ten-to-one odds)
 #: that you finish ahead of does not count for you.
 OUTCLASSED = 10.0
+#: The most one match moves a rating, in shown points. A move the model makes up to
+#: :data:`BEND` is kept as it is; past it, the rest is squeezed so the whole stays within
+#: ``MOVE`` (smoothly: a better place still moves the rating more).
+MOVE = 100
+BEND = 50
+#: No match lifts a rating more than this many shown points above the person's bot
+#: rating (200: Elo's three-to-one odds).
+LIFT = 200
 
 Reason = Literal["placed", "abandoned", "no_opponents"]
 
@@ -53,12 +69,14 @@ Reason = Literal["placed", "abandoned", "no_opponents"]
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """One person's result in the rating: their new skill, the place they were rated at
-    among the ``of`` seats counted for them, and why."""
+    among the ``of`` seats counted for them, why, and their new bot rating (``bots``:
+    the same rules over the bots counted for them only)."""
 
     skill: Skill
     place: int
     of: int
     reason: Reason
+    bots: Skill
 
     @property
     def moved(self) -> bool:
@@ -93,6 +111,16 @@ def rate(skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
+def bounded(before: float, after: float) -> float:
+    """``after`` (a ``mu``) with its move from ``before`` bounded by :data:`MOVE` shown
+    points: kept up to :data:`BEND`, the part past it squeezed (``tanh``) into the rest."""
+    step = (after - before) * SCALE
+    size = abs(step)
+    if size > BEND:
+        size = BEND + (MOVE - BEND) * math.tanh((size - BEND) / (MOVE - BEND))
+    return before + math.copysign(size, step) / SCALE
+
+
 def counted_for(
     seat: int,
     skills: Sequence[Skill],
@@ -100,21 +128,45 @@ def counted_for(
     people: Collection[int],
     abandoned: Collection[int],
     provisional: Collection[int],
+    kicked: Collection[int] = (),
 ) -> list[int]:
     """The other seats whose results count for the person in ``seat`` (see the module)."""
     out = []
     for other in range(len(totals)):
-        if other == seat or other in abandoned:
+        if other == seat or other in abandoned or other in kicked:
             continue
         if seat in abandoned:
             out.append(other)  # a leaver loses to everyone who played
             continue
-        if other in people and other in provisional and seat not in provisional:
-            continue
+        if other in people and (seat in provisional or other in provisional):
+            continue  # people count for each other once both are established
         if totals[seat] < totals[other] and skills[seat][0] - skills[other][0] >= OUTCLASSED:
             continue
         out.append(other)
     return out
+
+
+def _settled(
+    seat: int,
+    start: Skill,
+    skills: Sequence[Skill],
+    totals: Sequence[int],
+    others: list[int],
+    leaver: bool,
+    kicked: bool,
+) -> tuple[Skill, list[int]]:
+    """``start`` rated against ``others`` (the seat's place among them, last for a
+    leaver), its move bounded, never raised by a last place or a kick; and the ranks."""
+    if leaver:
+        ranks = [len(others) + 1, *places([totals[o] for o in others])]
+    else:
+        ranks = places([totals[s] for s in [seat, *others]])
+    model = rate([start, *(skills[o] for o in others)], ranks)[0]
+    mu = bounded(start[0], model[0])
+    last = ranks[0] == max(ranks) and ranks.count(ranks[0]) < len(ranks)
+    if (last or kicked) and mu > start[0]:
+        mu = start[0]  # a last place never raises a rating, nor does a kick
+    return (mu, model[1]), ranks
 
 
 def outcomes(
@@ -123,40 +175,46 @@ def outcomes(
     people: Collection[int],
     abandoned: Collection[int],
     provisional: Collection[int],
+    kicked: Collection[int] = (),
+    bots: Mapping[int, Skill] | None = None,
 ) -> dict[int, Outcome]:
     """Each person's outcome of a finished match.
 
     ``skills`` and ``totals`` are per seat (bots at their level's rating), ``people`` the
     seats rated (people with an identity), ``abandoned`` those of them who abandoned the
-    match, ``provisional`` those whose rating is not yet established.
+    match, ``kicked`` those kicked out of it (a bot finished their seat), ``provisional``
+    those whose rating is not yet established, and ``bots`` each person's bot rating
+    (their rating where not given).
     """
     out: dict[int, Outcome] = {}
     for seat in people:
         before = skills[seat]
-        others = counted_for(seat, skills, totals, people, abandoned, provisional)
+        mine = (bots or {}).get(seat, before)
+        others = counted_for(seat, skills, totals, people, abandoned, provisional, kicked)
         if not others:
-            out[seat] = Outcome(before, 1, 1, "no_opponents")
+            out[seat] = Outcome(before, 1, 1, "no_opponents", mine)
             continue
-        counted = [seat, *others]
-        if seat in abandoned:
-            ranks = [len(counted), *places([totals[o] for o in others])]
-            reason: Reason = "abandoned"
-        else:
-            ranks = places([totals[s] for s in counted])
-            reason = "placed"
-        after = rate([skills[s] for s in counted], ranks)[0]
-        last = ranks[0] == max(ranks) and ranks.count(ranks[0]) < len(ranks)
-        if last and after[0] > before[0]:
-            after = (before[0], after[1])  # a last place never raises a rating
-        out[seat] = Outcome(after, ranks[0], len(counted), reason)
+        leaver, was_kicked = seat in abandoned, seat in kicked
+        after, ranks = _settled(seat, before, skills, totals, others, leaver, was_kicked)
+        against_bots = [o for o in others if o not in people]
+        if against_bots:
+            mine, _ = _settled(seat, mine, skills, totals, against_bots, leaver, was_kicked)
+        ceiling = mine[0] + LIFT / SCALE
+        if after[0] > max(before[0], ceiling):
+            after = (max(before[0], ceiling), after[1])  # people lift no one past it
+        reason: Reason = "abandoned" if leaver else "placed"
+        out[seat] = Outcome(after, ranks[0], len(ranks), reason, mine)
     return out
 
 
 __all__ = [
     "BASE",
+    "BEND",
     "DEFAULT",
+    "LIFT",
     "MIN_MATCHES",
     "MODEL",
+    "MOVE",
     "OUTCLASSED",
     "PROVISIONAL_MATCHES",
     "SCALE",
@@ -165,6 +223,7 @@ __all__ = [
     "Skill",
     "board_score",
     "bot_skill",
+    "bounded",
     "counted_for",
     "display",
     "outcomes",

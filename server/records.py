@@ -1,8 +1,9 @@
 """Finished matches kept and counted: match history, ratings, the leaderboards and the
 daily deal.
 
-Who is rated against whom, and what abandoning, kicks and provisional ratings mean, is
-decided by :mod:`server.ratings` and written down for players in docs/ratings.md. Every
+Who is rated against whom, and what abandoning, kicks, provisional ratings and bot ratings
+mean, is decided by :mod:`server.ratings` and written down for players in docs/ratings.md.
+Each stored rating is ``{mu, sigma, matches, bot_mu, bot_sigma}``. Every
 match is in the history of everyone who played it, leavers and kicked people included; only
 rated matches count on the all-time board; on the daily board an abandoned try is not
 ranked.
@@ -73,6 +74,14 @@ def _change(before: ratings.Skill, outcome: ratings.Outcome, matches: int) -> Ch
     }
 
 
+def _bot_rating(stored: dict[str, Any] | None) -> ratings.Skill:
+    """A person's bot rating as stored (``bot_mu``, ``bot_sigma``); a new player's, or a
+    rating stored before bot ratings were kept, starts at the default."""
+    if stored is None or "bot_mu" not in stored:
+        return ratings.DEFAULT
+    return (float(stored["bot_mu"]), float(stored["bot_sigma"]))
+
+
 class StoreForRecords(RecordStore, StandingStore, IdentityStore, SecretStore, Protocol):
     """The roles of the store :class:`Records` uses: records and standing, identities for
     the names and tags boards show, and the secret the daily deal is dealt from."""
@@ -137,6 +146,7 @@ class Records:
         if len(set(seat_of.values())) != len(seat_of):
             return None  # one identity in two seats: nobody rates against themselves
         totals = record["totals"]
+        kicked = set(record.get("kicked") or ())
         for _ in range(_RATING_TRIES):
             known = await self._store.ratings(list(seat_of.values()))
             before: list[ratings.Skill] = []
@@ -147,16 +157,21 @@ class Records:
                 else:
                     had = known.get(player)
                     before.append((had["mu"], had["sigma"]) if had else ratings.DEFAULT)
+            bots = {s: _bot_rating(known.get(p)) for s, p in seat_of.items()}
             expected = {p: int(known.get(p, {}).get("matches", 0)) for p in seat_of.values()}
             provisional = {
                 s for s, p in seat_of.items() if expected[p] < ratings.PROVISIONAL_MATCHES
             }
-            results = ratings.outcomes(before, totals, seat_of, abandoned, provisional)
+            results = ratings.outcomes(
+                before, totals, seat_of, abandoned, provisional, kicked=kicked, bots=bots
+            )
             stored: dict[str, dict[str, Any]] = {
                 p: {
                     "mu": results[s].skill[0],
                     "sigma": results[s].skill[1],
                     "matches": expected[p] + int(results[s].moved),
+                    "bot_mu": results[s].bots[0],
+                    "bot_sigma": results[s].bots[1],
                 }
                 for s, p in seat_of.items()
             }

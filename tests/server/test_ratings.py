@@ -15,7 +15,7 @@ from openskill.models import PlackettLuce
 from clients.net import GameClient, ServerError
 from protocol.bots.calibration import LEVEL_RATINGS
 from server.app import GameServer, port_of
-from server.ratings import MIN_MATCHES, display
+from server.ratings import DEFAULT, MIN_MATCHES, PROVISIONAL_MATCHES, Skill, bounded, display
 from server.records import Records
 
 from .conftest import ClientFactory
@@ -56,32 +56,57 @@ def bot(level: str) -> dict[str, Any]:
     return {"name": "Bot", "kind": "bot", "level": level}
 
 
+async def establish(
+    server: GameServer, player: str, mu: float = 25.0, sigma: float = 3.0, **more: Any
+) -> None:
+    """Give ``player`` an established rating, as earlier matches would have (its bot
+    rating the same unless ``bot_mu`` and ``bot_sigma`` say otherwise)."""
+    rating = {"mu": mu, "sigma": sigma, "matches": PROVISIONAL_MATCHES}
+    stored = {player: {**rating, "bot_mu": mu, "bot_sigma": sigma, **more}}
+    assert await server.store.update_ratings({player: 0}, stored, {player: mu})
+
+
+def rated(start: Skill, opponents: list[Skill], ranks: list[int]) -> Skill:
+    """What the rules make of ``start`` placed ``ranks[0]`` among ``opponents`` (the rest
+    of ``ranks``): OpenSkill's update, its move bounded (:func:`server.ratings.bounded`)."""
+    r = MODEL.rating
+    [[mine], *_] = MODEL.rate([[r(*start)], *([r(*o)] for o in opponents)], ranks=ranks)
+    return (bounded(start[0], mine.mu), mine.sigma)
+
+
 async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
     server: GameServer,
 ) -> None:
     records = server.records
+    await establish(server, "pa")
+    await establish(server, "pb")
     seats = [person("Ana"), bot("medium"), person("Ben"), bot("heuristic")]
     people = [("pa", "Ana", 0), ("pb", "Ben", 2)]
     # Ana and Ben tie for first; the medium bot is third, the heuristic one last. Every
-    # seat counts for both: two new players, and no bot far below them.
+    # seat counts for both: two established players, and no bot far below them.
     first = record(seats, [5, 12, 5, 30], players=["pa", None, "pb", None])
     changes = await records.record_finished(first, people, None)
+    medium, heuristic = LEVEL_RATINGS["medium"], LEVEL_RATINGS["heuristic"]
     r = MODEL.rating
     expected = MODEL.rate(
-        [[r()], [r(*LEVEL_RATINGS["medium"])], [r()], [r(*LEVEL_RATINGS["heuristic"])]],
-        ranks=[1, 3, 1, 4],
+        [[r(25, 3)], [r(*medium)], [r(25, 3)], [r(*heuristic)]], ranks=[1, 3, 1, 4]
     )
+    ana = (bounded(25, expected[0][0].mu), expected[0][0].sigma)
+    ben = (bounded(25, expected[2][0].mu), expected[2][0].sigma)
+    assert ana == rated((25, 3), [medium, (25, 3), heuristic], [1, 3, 1, 4])
     stored = await server.store.ratings(["pa", "pb"])
-    for player, seat in (("pa", 0), ("pb", 2)):
-        assert stored[player]["mu"] == pytest.approx(expected[seat][0].mu)
-        assert stored[player]["sigma"] == pytest.approx(expected[seat][0].sigma)
-        assert stored[player]["matches"] == 1
+    for player, skill in (("pa", ana), ("pb", ben)):
+        assert (stored[player]["mu"], stored[player]["sigma"]) == pytest.approx(skill)
+        assert stored[player]["matches"] == PROVISIONAL_MATCHES + 1
+    # Their bot ratings: the same rules over the two bots alone.
+    bots_only = rated((25, 3), [medium, heuristic], [1, 2, 3])
+    assert (stored["pa"]["bot_mu"], stored["pa"]["bot_sigma"]) == pytest.approx(bots_only)
     assert changes is not None and changes[1] is None and changes[3] is None
     assert changes[0] == {
         "before": 1000,
-        "after": display((expected[0][0].mu, expected[0][0].sigma)),
-        "matches": 1,
-        "provisional": True,
+        "after": display(ana),
+        "matches": PROVISIONAL_MATCHES + 1,
+        "provisional": False,
         "place": 1,
         "of": 4,
         "reason": "placed",
@@ -89,14 +114,13 @@ async def test_a_match_rates_people_as_openskill_does_ties_shared_bots_fixed(
     # The next match starts from the ratings the first one left (Ben wins alone).
     again = record(seats, [9, 3, 2, 30], id="ROOM01-2", players=["pa", None, "pb", None])
     await records.record_finished(again, people, None)
-    ana, ben = expected[0][0], expected[2][0]
-    second = MODEL.rate(
-        [[ana], [r(*LEVEL_RATINGS["medium"])], [ben], [r(*LEVEL_RATINGS["heuristic"])]],
-        ranks=[3, 2, 1, 4],
-    )
     stored = await server.store.ratings(["pa", "pb"])
-    assert stored["pa"]["mu"] == pytest.approx(second[0][0].mu)
-    assert stored["pb"]["sigma"] == pytest.approx(second[2][0].sigma)
+    assert stored["pa"]["mu"] == pytest.approx(
+        rated(ana, [medium, ben, heuristic], [3, 2, 1, 4])[0]
+    )
+    assert stored["pb"]["sigma"] == pytest.approx(
+        rated(ben, [ana, medium, heuristic], [1, 3, 2, 4])[1]
+    )
 
 
 async def test_two_matches_of_one_person_rated_at_once_both_count(server: GameServer) -> None:
@@ -111,12 +135,10 @@ async def test_two_matches_of_one_person_rated_at_once_both_count(server: GameSe
     )
     [stored] = (await server.store.ratings(["pa"])).values()
     assert stored["matches"] == 2
-    r, level = MODEL.rating, LEVEL_RATINGS["medium"]
+    level = LEVEL_RATINGS["medium"]
     orders = []
     for first, second in (([1, 2], [2, 1]), ([2, 1], [1, 2])):
-        [[mid], _] = MODEL.rate([[r()], [r(*level)]], ranks=first)
-        [[end], _] = MODEL.rate([[mid], [r(*level)]], ranks=second)
-        orders.append((end.mu, end.sigma))
+        orders.append(rated(rated(DEFAULT, [level], first), [level], second))
     assert any(
         stored["mu"] == pytest.approx(mu) and stored["sigma"] == pytest.approx(sigma)
         for mu, sigma in orders
@@ -129,13 +151,14 @@ async def test_abandoning_takes_the_last_place_and_never_a_win(server: GameServe
     # Ana was away (a bot finished for her) and her bot came first: she still comes last.
     match = record(seats, [2, 10, 8], players=["pa", "pb", None], abandoned=[0])
     await records.record_finished(match, [("pa", "Ana", 0), ("pb", "Ben", 1)], None)
-    r, medium = MODEL.rating, LEVEL_RATINGS["medium"]
-    # Ana loses to everyone who played; Ben is rated on the seats that were played only.
-    expected = MODEL.rate([[r()], [r()], [r(*medium)]], ranks=[3, 2, 1])
-    bens = MODEL.rate([[r()], [r(*medium)]], ranks=[2, 1])
+    medium = LEVEL_RATINGS["medium"]
+    # Ana loses to everyone who played, Ben as new as she is included; Ben is rated on
+    # the seats that were played only, and a new Ana does not count for him anyway.
+    anas = rated(DEFAULT, [DEFAULT, medium], [3, 2, 1])
+    bens = rated(DEFAULT, [medium], [2, 1])
     stored = await server.store.ratings(["pa", "pb"])
-    assert stored["pa"]["mu"] == pytest.approx(expected[0][0].mu)
-    assert stored["pb"]["mu"] == pytest.approx(bens[0][0].mu)
+    assert stored["pa"]["mu"] == pytest.approx(anas[0])
+    assert stored["pb"]["mu"] == pytest.approx(bens[0])
     board = {row["player"]: row for row in (await records.leaderboard("alltime", None))[0]}
     assert board["pa"]["won"] == 0 and board["pa"]["played"] == 1
     assert [s["seat"] for s in await records.match_summaries("pa")] == [0]
@@ -186,11 +209,10 @@ async def test_the_room_shows_each_persons_rating_change_once_the_match_is_rated
     # The change is what openskill makes of the finished order.
     totals = ana.game["totals"]  # type: ignore[index]
     ranks = [1 + sum(1 for o in totals if o < t) for t in totals]
-    r = MODEL.rating
-    [[mine], _] = MODEL.rate([[r()], [r(*LEVEL_RATINGS["heuristic"])]], ranks=ranks)
+    mine = rated(DEFAULT, [LEVEL_RATINGS["heuristic"]], ranks)
     assert change == {
         "before": 1000,
-        "after": display((mine.mu, mine.sigma)),
+        "after": display(mine),
         "matches": 1,
         "provisional": True,
         "place": ranks[0],
