@@ -1,5 +1,5 @@
-"""The ``kings-corner`` command line (and ``python -m kings_corner``): serve, play, replay,
-bot, admin, arena, demo.
+"""The ``kings-corner`` command line (and ``python -m kings_corner``): serve, worker, play,
+replay, bot, admin, arena, demo.
 
 Each command imports its program only when it runs, so ``kings-corner serve`` needs the
 server's dependencies alone; the full-screen terminal client needs the ``terminal`` extra.
@@ -45,6 +45,12 @@ def _serve(argv: Sequence[str]) -> int:
     from server.__main__ import serve
 
     return serve(argv)
+
+
+def _worker(argv: Sequence[str]) -> int:
+    from server.__main__ import worker
+
+    return worker(argv)
 
 
 def _admin(argv: Sequence[str]) -> int:
@@ -99,6 +105,10 @@ def _arena(argv: Sequence[str]) -> int:
 
 COMMANDS: dict[str, tuple[Callable[[Sequence[str]], int], str]] = {
     "serve": (_serve, "run the game server (WebSocket, web client and /healthz on one port)"),
+    "worker": (
+        _worker,
+        "compute the coach's reviews for game servers on Redis (the review tier)",
+    ),
     "play": (
         _terminal(_play_program),
         "play in the terminal against bots or friends (full screen; --plain: lines)",

@@ -1,4 +1,4 @@
-"""``python -m server``: the server's own command line (``serve``, ``admin``).
+"""``python -m server``: the server's own command line (``serve``, ``worker``, ``admin``).
 
 The ``kings-corner`` command (:mod:`kings_corner.__main__`) offers these and the clients; this
 module imports no client, so the server runs without the clients' dependencies.
@@ -25,6 +25,13 @@ def serve(argv: Sequence[str]) -> int:
     return 0
 
 
+def worker(argv: Sequence[str]) -> int:
+    """Run a review worker (the review tier, over Redis) with settings as ``serve``'s."""
+    from .review_worker import main as worker_main
+
+    return worker_main(argv)
+
+
 def _admin(argv: Sequence[str]) -> int:
     from .admin import main as admin_main
 
@@ -33,6 +40,7 @@ def _admin(argv: Sequence[str]) -> int:
 
 COMMANDS = {
     "serve": (serve, "run the game server (WebSocket, web client and /healthz on one port)"),
+    "worker": (worker, "compute the coach's reviews for game servers on Redis (the review tier)"),
     "admin": (_admin, "list rooms, close a room, kick a connection (needs the admin token)"),
 }
 

@@ -46,7 +46,7 @@ from .records import Records
 from .reviews import Reviews
 from .routes import Routes
 from .sockets import Sockets
-from .store.base import Message, Store
+from .store.base import Message, ReviewJobStore, Store
 from .tasks import Tasks
 from .websocket import GameSocket
 
@@ -75,8 +75,15 @@ class GameServer:
             idle_class=settings.bot_idle_class,
         )
         self.records = Records(settings, self.store)
+        # A store that takes review jobs (Redis) sends them to the review tier
+        # (``kings-corner worker``): this process computes no review then.
         self.reviews = Reviews(
-            self.store, self.bots.pool, self.tasks, enabled=self.settings.reviews
+            self.store,
+            self.bots.pool,
+            self.tasks,
+            enabled=self.settings.reviews,
+            jobs=store if isinstance(store, ReviewJobStore) else None,
+            backlog=settings.review_backlog,
         )
         self.lobby = Lobby(
             settings, self.store, self.bots, self.records, self.reviews, self.tasks, self.metrics

@@ -413,6 +413,14 @@ class BotPool:
                 pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
+async def review_processes(count: int) -> Executor:
+    """``count`` worker processes for the review tier (``kings-corner worker``), started
+    now: niced (:data:`NICE`) but not idle-class (a review worker shares its host with
+    nothing that must go first, or with game servers that should), each ending when this
+    process ends, however it ends. 0: threads of this process."""
+    return await _Workers(count, NICE, idle=False).ready()
+
+
 def _ignore_failure(task: asyncio.Future[Any]) -> None:
     """A pool started ahead of its first job failed: its first job tries again (and says)."""
     if not task.cancelled():
@@ -427,4 +435,5 @@ __all__ = [
     "REVIEW_WORKERS",
     "BotPool",
     "BotSeat",
+    "review_processes",
 ]

@@ -76,6 +76,16 @@ class Settings:
     #: ends, in review workers of its own (docs/coach.md). Off: no review CPU here, and a
     #: review asked for is answered 503 ``reviews_off``.
     reviews: bool = True
+    #: The review tier (``kings-corner worker``, docs/coach.md): with a Redis store, game
+    #: servers compute no reviews but add them as jobs to a stream that workers take them
+    #: from. Jobs one worker computes at once, each in a process of its own.
+    review_consumers: int = 1
+    #: Seconds a job may stay taken by a worker without a sign of life before another
+    #: worker takes it over (a worker renews its jobs every third of it while computing).
+    review_lease: float = 30.0
+    #: Review jobs the stream keeps at most, about (older ones are trimmed; a match's
+    #: review lost that way is added again when somebody asks for it).
+    review_backlog: int = 10000
     #: Hints one seat may ask for in one turn (the same position's hint is answered again free).
     hints_per_turn: int = 3
     #: Failed joins (``room_not_found``, ``bad_token``, ``bad_recovery_code``) one connection
@@ -154,10 +164,12 @@ def _convert(kind: Any, text: str) -> Any:
     return text
 
 
-def load(argv: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Settings:
+def load(
+    argv: Sequence[str] = (), env: Mapping[str, str] | None = None, prog: str = "kings-corner serve"
+) -> Settings:
     """Settings from flags, then ``KC_*`` environment variables, then the defaults."""
     env = os.environ if env is None else env
-    parser = argparse.ArgumentParser(prog="kings-corner serve")
+    parser = argparse.ArgumentParser(prog=prog)
     for f in fields(Settings):
         parser.add_argument("--" + f.name.replace("_", "-"), dest=f.name, default=None)
     args = parser.parse_args(list(argv))

@@ -20,6 +20,14 @@ asked for. The search has a fixed seed and no clock, so any process or worker co
 hand or a review computes the same one (:mod:`protocol.bots.review`).
 
 Only people's seats are reviewed; a bot's seat is ``null``.
+
+**With a shared store that takes review jobs** (Redis: :class:`~server.store.base.ReviewJobStore`)
+none of this runs here: the process computes no review at all. A hand that ended and a
+finished match become jobs on the store's queue, which ``kings-corner worker`` processes
+(:mod:`server.review_worker`, on any machine) take, compute and keep with the same
+``save_review_hand`` and ``save_review``. A review asked for and not kept yet (a match kept
+before, a job lost) is added again, at most once per :data:`ENQUEUE_AGAIN_AFTER` seconds
+per match whichever process is asked (the store deduplicates).
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from protocol.engine import NEXT_HAND
 from protocol.errors import KingsCornerError
 
 from .bot_pool import BotPool
-from .store.base import RecordStore
+from .store.base import RecordStore, ReviewJobStore
 from .tasks import Tasks
 
 log = logging.getLogger(__name__)
@@ -51,8 +59,13 @@ MAX_STARTED = 64
 #: it, a hand is left to its match's review.
 MAX_AHEAD = 256
 #: Seconds a review somebody asked for stays in the idle class before it moves to the niced
-#: worker: long enough for the idle class to finish it wherever a CPU has time to spare.
-PROMOTE_AFTER = 3.0
+#: worker: long enough for the idle class to finish it wherever a CPU has time to spare (at
+#: the match's end only its last hand and the summary are left: 0.06 s median, docs/coach.md).
+PROMOTE_AFTER = 1.0
+#: Seconds during which a match's review job, once added, is not added again, however often
+#: its review is asked for (with a store that takes review jobs): a job lost (trimmed from a
+#: full queue) is added again after that.
+ENQUEUE_AGAIN_AFTER = 300.0
 
 
 def people_seats(record: dict[str, Any]) -> list[int]:
@@ -83,10 +96,22 @@ class Reviews:
     """Reviews of finished matches, over the store and the bot workers."""
 
     def __init__(
-        self, store: RecordStore, pool: BotPool, tasks: Tasks, *, enabled: bool = True
+        self,
+        store: RecordStore,
+        pool: BotPool,
+        tasks: Tasks,
+        *,
+        enabled: bool = True,
+        jobs: ReviewJobStore | None = None,
+        backlog: int = 10_000,
     ) -> None:
         #: Off (the ``reviews`` setting): nothing is reviewed here, and :meth:`get` refuses.
         self.enabled = enabled
+        #: The review tier's queue: given, reviews become jobs there, none is computed here.
+        self.jobs = jobs
+        self._backlog = backlog
+        #: Jobs being added, by match id (a match) or (match id, hand).
+        self._adding: dict[object, asyncio.Future[None]] = {}
         self._store = store
         self._pool = pool
         self._tasks = tasks
@@ -100,6 +125,10 @@ class Reviews:
         :data:`MAX_STARTED` are, or while the server shuts down). ``asked``: somebody waits
         for it, which soon moves it ahead (see the module)."""
         match_id = str(record["id"])
+        if self.jobs is not None:
+            if self.enabled and not self._tasks.closing and people_seats(record):
+                self._add({"kind": "match", "record": record}, match_id, once_for=match_id)
+            return
         running = self._running.get(match_id)
         if running is None:
             if not self.enabled or self._tasks.closing or not people_seats(record):
@@ -122,9 +151,34 @@ class Reviews:
             return
         match_id = str(record["id"])
         hand = sum(1 for entry in record["log"] if entry == NEXT_HAND)
+        if self.jobs is not None:
+            self._add({"kind": "hand", "hand": hand, "record": record}, (match_id, hand))
+            return
         job = self._tasks.spawn(self._review_ahead(record, hand, seats))
         self._ahead[(match_id, hand)] = job
         job.add_done_callback(lambda _: self._ahead.pop((match_id, hand), None))
+
+    def _add(self, job: dict[str, Any], key: object, once_for: str | None = None) -> None:
+        """Add ``job`` to the review tier's queue in the background (one at a time per
+        ``key``; at most :data:`MAX_AHEAD` being added: past it, the job is left out, and
+        the match's job or the next time it is asked for covers it)."""
+        if key in self._adding or len(self._adding) >= MAX_AHEAD:
+            return
+        adding = self._tasks.spawn(self._add_job(job, once_for))
+        self._adding[key] = adding
+        adding.add_done_callback(lambda _: self._adding.pop(key, None))
+
+    async def _add_job(self, job: dict[str, Any], once_for: str | None) -> None:
+        assert self.jobs is not None
+        record = job["record"]
+        try:
+            await self.jobs.add_review_job(
+                job, once_for=once_for, ttl=ENQUEUE_AGAIN_AFTER, backlog=self._backlog
+            )
+        except KingsCornerError as exc:
+            log.warning("review job of match %s not added: %s", record["id"], exc.code)
+        except Exception:
+            log.exception("could not add a review job of match %s", record["id"])
 
     async def _review_ahead(self, record: dict[str, Any], hand: int, seats: list[int]) -> None:
         try:

@@ -30,7 +30,7 @@ import hashlib
 import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import orjson
 
@@ -341,6 +341,30 @@ class StandingStore(Protocol):
 
     async def rating_board(self, limit: int = 50) -> list[dict[str, Any]]:
         """Players on the rating board, best first: ``{player, mu, sigma, matches}``."""
+        ...
+
+
+@runtime_checkable
+class ReviewJobStore(Protocol):
+    """Where a shared store sends the coach's reviews as jobs, for review workers on any
+    machine to compute (the review tier, docs/coach.md). Not a role every store has: the
+    memory store has none (its process reviews its matches itself).
+
+    The Redis store's part: :class:`~server.store.redis.review_jobs.ReviewJobs`.
+    """
+
+    async def add_review_job(
+        self,
+        job: dict[str, Any],
+        *,
+        once_for: str | None = None,
+        ttl: float = 300.0,
+        backlog: int = 10_000,
+    ) -> bool:
+        """Add ``job`` (``{"kind": "hand", "hand": N, "record": ...}`` or ``{"kind":
+        "match", "record": ...}``) for a worker; False when ``once_for`` (a match id) had a
+        job added in the last ``ttl`` seconds, and then nothing is added. The queue keeps
+        about ``backlog`` jobs at most."""
         ...
 
 

@@ -17,7 +17,11 @@ without containers:
 - the image's ``python`` and ``kings-corner`` are this interpreter and ``python -m kings_corner``
   (the console script's target, from pyproject.toml); ``redis-server``, ``redis-cli``,
   nginx and ``wget`` are this machine's;
-- files and volumes are in a temporary directory.
+- files and volumes are in a temporary directory;
+- a service built from the image whose command is ``worker`` is a review worker
+  (``kings-corner worker``): it listens on no port and has no health check (compose
+  disables the image's, a server's ``/readyz``, for it), so it counts as started once it
+  runs.
 
 :func:`check` holds the properties the deployment relies on that a native run cannot show
 by itself (each names the file and line to fix); :func:`plan` calls it, so a broken file
@@ -410,7 +414,8 @@ class Native:
     name: str
     argv: list[str]
     env: dict[str, str]
-    #: The service's health check, natively, and how long compose gives it to pass.
+    #: The service's health check, natively (none for a worker), and how long compose
+    #: gives it to pass.
     health: list[str]
     health_timeout: float
     health_deadline: float
@@ -549,23 +554,31 @@ def plan(
     kinds: dict[str, str] = {}
     for name, service in running.items():
         if service.get("build") is not None:
-            kinds[name] = "server"
+            # The image runs a game server, or a review worker (``kings-corner worker``).
+            worker = command_of(service.get("command"))[:1] == ["worker"]
+            kinds[name] = "worker" if worker else "server"
         else:
             kinds[name] = str(service.get("image", "")).partition(":")[0].rpartition("/")[2]
-    unknown = sorted(n for n, k in kinds.items() if k not in ("server", "redis", "nginx"))
+    known = ("server", "worker", "redis", "nginx")
+    unknown = sorted(n for n, k in kinds.items() if k not in known)
     if unknown:
         raise Untranslatable(f"no native translation for the services {unknown}")
     servers = sorted(n for n, k in kinds.items() if k == "server")
+    # A worker listens on no port: nothing connects to it.
     container = {
         n: _container_port(s, {"server": 8000, "redis": 6379, "nginx": 80}[kinds[n]])
         for n, s in running.items()
+        if kinds[n] != "worker"
     }
-    hosts = _Hosts({(n, container[n]): ports.get(n, 0) for n in running})
+    hosts = _Hosts({(n, container[n]): ports.get(n, 0) for n in container})
     extra = extra_env or {}
     out: dict[str, Native] = {}
     for name, service in running.items():
         kind, port = kinds[name], ports.get(name, 0)
         check_ = service.get("healthcheck") or {}
+        if kind == "worker":
+            out[name] = _worker(name, service, image, hosts, python, data, extra, entrypoint)
+            continue
         test = command_of(check_.get("test"))
         if not test or test[0] != "CMD":
             raise Untranslatable(f"{name}: no exec-form healthcheck (test: [CMD, ...])")
@@ -638,6 +651,55 @@ def plan(
     image_health = {n: _health(image.healthcheck, hosts, n, python) for n in servers}
     command = command_of(running[redis_names[0]].get("command"))
     return Plan(out, rendered, image_health, command[command.index("--maxmemory") + 1])
+
+
+def _worker(
+    name: str,
+    service: dict[str, Any],
+    image: Dockerfile,
+    hosts: _Hosts,
+    python: str,
+    data: Path,
+    extra: dict[str, str],
+    entrypoint: str | None,
+) -> Native:
+    """A review worker (``kings-corner worker``): the image's entrypoint with the compose
+    command, the compose environment with its URLs made native. It serves no HTTP and has
+    no health check: the image's HEALTHCHECK (a server's /readyz) must be disabled for it,
+    or Docker would call it unhealthy; compose counts it started once it runs."""
+    check_ = service.get("healthcheck") or {}
+    if check_.get("disable") is not True:
+        raise Untranslatable(
+            f"{name} runs `worker`, which serves no /readyz: the image's HEALTHCHECK would "
+            "mark it unhealthy; give it `healthcheck: {disable: true}`"
+        )
+    if "ports" in service or "expose" in service:
+        raise Untranslatable(f"{name} runs `worker`, which listens on no port")
+    environment = environment_of(service)
+    overridden = sorted(set(extra) & set(environment))
+    if overridden:
+        raise Untranslatable(f"the test would override compose's {overridden}")
+    env = {**image.env, **environment, **extra}
+    for key, value in environment.items():
+        if re.match(r"^[a-z+]+://", value):
+            env[key] = hosts.url(name, key, value)
+    if image.entrypoint != ["kings-corner"]:
+        raise Untranslatable(f"the image's ENTRYPOINT {image.entrypoint} is unknown")
+    command = command_of(service.get("command"))
+    native = Native(
+        name=name,
+        argv=[python, "-m", _script_module("kings-corner"), *command],
+        env={"PATH": os.environ.get("PATH", ""), **env},
+        health=[],
+        health_timeout=0.0,
+        health_deadline=0.0,
+        after=_depends(service),
+        port=0,
+    )
+    if entrypoint is not None:
+        native.argv = [entrypoint, *command]
+        native.cwd = data / name
+    return native
 
 
 def _server_argv(command: list[str], port: int) -> list[str]:

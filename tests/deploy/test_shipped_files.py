@@ -25,17 +25,24 @@ SHIPPED = ("docker-compose.yml", "Dockerfile", "deploy/nginx.conf")
 #: (what breaks, the file, the text there, what it becomes, what the refusal says).
 BREAKAGES = [
     (
+        "the worker keeps the image's health check (a server's /readyz)",
+        "docker-compose.yml",
+        "    healthcheck:\n      disable: true\n",
+        "",
+        "which serves no /readyz",
+    ),
+    (
         "REDIS_URL names a host that does not exist",
         "docker-compose.yml",
-        "REDIS_URL: redis://redis:6379/0",
-        "REDIS_URL: redis://nowhere:6379/0",
+        "REDIS_URL: &redis-url redis://redis:6379/0",
+        "REDIS_URL: &redis-url redis://nowhere:6379/0",
         "names the host 'nowhere'",
     ),
     (
         "REDIS_URL asks a port Redis does not listen on",
         "docker-compose.yml",
-        "REDIS_URL: redis://redis:6379/0",
-        "REDIS_URL: redis://redis:6380/0",
+        "REDIS_URL: &redis-url redis://redis:6379/0",
+        "REDIS_URL: &redis-url redis://redis:6380/0",
         "asks port 6380 of redis",
     ),
     (
@@ -231,6 +238,12 @@ def test_the_plan_runs_the_compose_settings_natively(tmp_path: Path) -> None:
     assert "server 127.0.0.1:7002 max_fails=2" in made.nginx_conf
     assert "listen 127.0.0.1:7004;" in made.nginx_conf
     assert "prometheus" not in made.services  # a profile of its own, as compose has it
+    worker = made.services["worker"]  # the review tier: no port, no health check
+    assert worker.argv == ["PY", "-m", "kings_corner", "worker"]
+    assert worker.env["REDIS_URL"] == "redis://127.0.0.1:7001/0"
+    assert worker.health == [] and worker.port == 0
+    assert worker.after == ["redis"]
+    assert made.order.index("redis") < made.order.index("worker")
 
 
 def test_constraints_pin_the_runtime_dependencies_as_installed() -> None:

@@ -291,8 +291,11 @@ class Service(Process):
     async def start(self) -> None:
         """Start the process and wait until its health check passes, within what compose
         gives it (``start_period`` + ``retries`` x ``interval``; checked every 2 UNIT here
-        rather than every ``interval``, so the test waits no longer than it must)."""
+        rather than every ``interval``, so the test waits no longer than it must). A
+        service without a health check (a worker) counts as started once it runs."""
         self.spawn(self.argv(), self.native.env or None)
+        if not self.native.health:
+            return
 
         async def up() -> bool:
             if not self.running:
@@ -371,6 +374,25 @@ def established(port: int) -> int:
     return count
 
 
+class Worker(Service):
+    """``kings-corner worker`` as the compose file runs it: the review tier. Compose has no
+    health check for it; the test waits for the line it prints once its consumers run."""
+
+    def __init__(self, directory: Path, native: compose.Native) -> None:
+        super().__init__(directory, native)
+        native.cwd.mkdir(parents=True, exist_ok=True)
+
+    async def start(self) -> None:
+        await super().start()
+
+        async def consuming() -> bool:
+            if not self.running:
+                raise AssertionError(f"{self.name} exited at start:\n{tail(self.log)}")
+            return "kings-corner worker:" in tail(self.log, 10**6)
+
+        await wait_until(consuming, 300 * UNIT, f"{self.name} to start its consumers")
+
+
 class Nginx(Service):
     """nginx in the foreground, unprivileged, with everything in its own directory and the
     configuration the compose file mounts, rendered for this machine."""
@@ -444,15 +466,16 @@ class Deployment:
             extra_env={**FAST, **(env or {})},
         )
         natives = self.plan.services
-        assert sorted(natives) == sorted([*names, "nginx"]), sorted(natives)
+        assert sorted(natives) == sorted([*names, "nginx", "worker"]), sorted(natives)
         self.redis = Redis(directory, natives["redis"])
         self.servers = [
             Server(directory, natives[name], self.plan.image_health[name])
             for name in ("server-1", "server-2")
         ]
         self.nginx = Nginx(directory, natives["nginx"], self.plan.nginx_conf, self.ipv6)
+        self.worker = Worker(directory, natives["worker"])
         self.by_name: dict[str, Service] = {
-            s.name: s for s in (self.redis, *self.servers, self.nginx)
+            s.name: s for s in (self.redis, *self.servers, self.worker, self.nginx)
         }
 
     async def start(self) -> None:
@@ -471,7 +494,7 @@ class Deployment:
 
     def stop(self) -> None:
         """End everything by pid, nginx first, Redis last. Never fails."""
-        for process in (self.nginx, *self.servers, self.redis):
+        for process in (self.nginx, *self.servers, self.worker, self.redis):
             with contextlib.suppress(Exception):
                 process.stop()
 
@@ -482,4 +505,4 @@ class Deployment:
 
     @property
     def processes(self) -> list[Process]:
-        return [self.redis, *self.servers, self.nginx]
+        return [self.redis, *self.servers, self.worker, self.nginx]

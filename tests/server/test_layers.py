@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Every module of the server, by layer: a module may import its own layer and those below.
 LAYERS: dict[str, tuple[str, ...]] = {
     "entry": ("server.__main__",),
-    "wiring": ("server.app",),
+    "wiring": ("server.app", "server.review_worker"),
     "front": ("server.sockets", "server.commands", "server.routes", "server.api"),
     "services": (
         "server.admin",

@@ -36,6 +36,8 @@ Key layout (``kc`` is the default prefix)::
     kc:{ident}:recovery-of           hash player -> its current recovery code hash
     kc:{ratings}:players             hash player -> JSON {mu, sigma, matches}
     kc:{ratings}:board               sorted set player -> rating (players with enough matches)
+    kc:{reviews}:jobs                stream of review jobs, consumer group "workers"
+    kc:{match:ID}:review-job         a review job of the match was added (SET NX, with a TTL)
     channel kc:{NAME}                pub/sub channel for the store channel NAME (room:CODE,
                                      proc:ID, admin), on the shard of the room's keys
 
@@ -66,6 +68,8 @@ composed into :class:`RedisStore` (:mod:`.store`); each store part is one role o
     records         RecordStore: match records, the daily and all-time boards
     identities      IdentityStore: display names, tags, recovery codes and their generations
     standing        StandingStore: ratings and the rating board
+    review_jobs     ReviewJobStore: the coach's reviews as jobs on a stream, for the review
+                    tier (``kings-corner worker``, :mod:`server.review_worker`)
 """
 
 from .store import RedisStore

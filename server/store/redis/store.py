@@ -12,6 +12,7 @@ from ..base import (
     MatchmakingStore,
     PresenceStore,
     RecordStore,
+    ReviewJobStore,
     RoomStore,
     SecretStore,
     StandingStore,
@@ -22,6 +23,7 @@ from .matchmaking import Matchmaking
 from .presence import Presence
 from .pubsub import Announcements
 from .records import Records
+from .review_jobs import ReviewJobs
 from .rooms import EventLog
 from .shared_secrets import SharedSecrets
 from .standing import Standing
@@ -36,6 +38,7 @@ class RedisStore(
     Records,
     IdentityRecords,
     Standing,
+    ReviewJobs,
 ):
     """A :class:`~server.store.base.Store` shared by every process pointing at one Redis:
     each part is one role of the store (``EventLog`` the ``RoomStore``, ``Announcements``
@@ -104,3 +107,4 @@ if TYPE_CHECKING:
     _identities: IdentityStore = RedisStore("redis://")
     _standing: StandingStore = RedisStore("redis://")
     _whole: Store = RedisStore("redis://")
+    _review_jobs: ReviewJobStore = RedisStore("redis://")
