@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from protocol.bots.levels import LEVELS
 from protocol.engine import Match, Options, action_from_text, new_match, public_view, seat_view
 from protocol.engine.actions import Action, Draw, EndTurn, Move, Play
 from protocol.errors import (
@@ -611,7 +612,9 @@ class Room:
             raise SeatTaken(
                 "Only another person's seat can be kicked.", reason="not_a_person", seat=seat
             )
-        return {"e": "kick", "seat": seat}
+        if self.match is None:
+            return {"e": "kick", "seat": seat}
+        return {"e": "kick", "seat": seat, "level": self.stand_in_level()}
 
     def decide_start(
         self, actor: int | None, fill: str | None, seed: str | None = None
@@ -706,7 +709,8 @@ class Room:
         if force:
             for i, s in enumerate(self.seats):
                 if s is not None and s.kind == "human" and not s.connected and i != seat:
-                    events.append({"e": "bot_takes", "seat": i, "level": "medium"})
+                    level = self.stand_in_level("medium")
+                    events.append({"e": "bot_takes", "seat": i, "level": level})
         elif seat not in self.votes:
             events.append({"e": "vote", "seat": seat})
         present = {
@@ -734,7 +738,15 @@ class Room:
     def decide_leave(self, seat: int) -> Event:
         if self.phase == "lobby":
             return {"e": "unseat", "seat": seat}
-        return {"e": "bot_takes", "seat": seat, "level": "heuristic"}
+        return {"e": "bot_takes", "seat": seat, "level": self.stand_in_level()}
+
+    def stand_in_level(self, floor: str = "heuristic") -> str:
+        """The level of a bot that takes a person's seat for good mid-match (a leaver's, a
+        kicked person's): the strongest level of the bots at the table, never weaker than
+        ``floor``, so the others' results do not depend on who left."""
+        levels = [s.level for s in self.seats if s is not None and s.kind == "bot" and s.level]
+        known = [level for level in levels if level in LEVELS]
+        return max([floor, *known], key=LEVELS.index)
 
     def decide_host(self, leaving: int) -> list[Event]:
         """Hand the host role on when the host is gone past the grace period."""
@@ -833,7 +845,9 @@ class Room:
         if self.match is None:
             self.seats[seat] = None
         else:
-            self.seats[seat] = Seat(name=f"Bot {seat + 1}", kind="bot", level="heuristic")
+            # Older logs name no level: the heuristic bot took a kicked seat then.
+            level = e.get("level", "heuristic")
+            self.seats[seat] = Seat(name=f"Bot {seat + 1}", kind="bot", level=level)
         return [data(KickedSeat, seat=seat, name=name), *lines]
 
     def _on_host(self, e: Event) -> list[Line]:

@@ -489,3 +489,44 @@ async def test_coming_back_on_another_process_voids_the_first_processs_grace_tim
         await a.shutdown()
         await b.shutdown()
         await delete_prefix(url, prefix)
+
+
+@pytest.mark.parametrize("how", ["leave", "kick"])
+async def test_a_person_gone_mid_match_is_replaced_by_the_strongest_bot_at_the_table(
+    client: ClientFactory, how: str
+) -> None:
+    """In a room of hard bots the seat a person leaves (or is kicked from) goes to a hard
+    bot, not a weaker one: the others' results must not depend on who left."""
+    host, guest = await client("Host"), await client("Guest")
+    code = await host.create(seats=4, target=150, bots=[None, None, "hard", "easy"])
+    await guest.join(code)
+    await guest.ready()
+    await host.start()
+    seat = guest.seat
+    assert seat is not None
+    if how == "leave":
+        await guest.send({"type": "leave"})
+        await guest.wait_for(lambda f: f["type"] == "left")
+    else:
+        await host.send({"type": "kick", "seat": seat})
+        await guest.wait_for(lambda f: f["type"] == "kicked")
+
+    def taken(c: Any) -> bool:
+        return c.doc is not None and c.doc["room"]["seats"][seat]["kind"] == "bot"
+
+    await host.until(taken)
+    assert host.doc is not None
+    assert host.doc["room"]["seats"][seat]["level"] == "hard"
+
+
+async def test_a_person_gone_from_a_table_of_people_gets_the_heuristic_bot(
+    client: ClientFactory,
+) -> None:
+    host, guest = await client("Host"), await client("Guest")
+    code = await host.create(seats=2, target=150)
+    await guest.join(code)
+    await guest.ready()
+    await host.start()
+    await guest.send({"type": "leave"})
+    await host.until(lambda c: c.doc is not None and c.doc["room"]["seats"][1]["kind"] == "bot")
+    assert host.doc is not None and host.doc["room"]["seats"][1]["level"] == "heuristic"
