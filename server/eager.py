@@ -47,15 +47,21 @@ class _Resume:
 
     def __await__(self) -> Generator[Any, Any, None]:
         coro, waiting_on = self._coro, self._waiting_on
+        self._waiting_on = None
         while True:
             try:
                 sent = yield waiting_on
-            except BaseException as exc:  # thrown in by the task: a cancellation
+            except BaseException as exc:  # thrown in: a cancellation, or what it waited on failed
+                # The error's traceback will hold this frame, and a finished frame keeps
+                # its locals: holding the future that failed would make a reference cycle
+                # (error, traceback, frame, future, error) for every failed lookup.
+                waiting_on = None
                 try:
                     waiting_on = coro.throw(exc)
                 except StopIteration:
                     return
             else:
+                waiting_on = None
                 try:
                     waiting_on = coro.send(sent)
                 except StopIteration:
