@@ -75,7 +75,7 @@ from .model import (
     to_action,
     turn_moves,
 )
-from .notes import Notes, observe, remember
+from .notes import Notes, fits_mask, observe, remember, tops_mask
 from .search import allowed_ends, static_values
 from .turnsearch import TurnEnd, turn_ends
 from .worlds import World, sample_world
@@ -265,24 +265,9 @@ def _hopeless(hand: int, piles: Piles) -> bool:
     colour), and the kings beyond the empty corners, need more side spaces than are empty
     or could be emptied (a side pile with a king at its base and a corner free, or whose
     base could go onto a top or a card of the hand). A necessary condition only."""
-    tops = 0
-    empty_sides = empty_corners = 0
-    for i in range(8):
-        code = piles[i]
-        if code == EMPTY:
-            if i < 4:
-                empty_sides += 1
-            else:
-                empty_corners += 1
-        else:
-            tops |= 1 << (code & 63)
-    parents = tops | hand
-    fits = 0
-    rest = parents
-    while rest:
-        low = rest & -rest
-        fits |= FITS_ON_MASK[low.bit_length() - 1]
-        rest ^= low
+    empty_sides = _empty_sides(piles)
+    empty_corners = sum(1 for i in range(4, 8) if piles[i] == EMPTY)
+    fits = fits_mask(tops_mask(piles) | hand)
     kings = (hand & KING_MASK).bit_count()
     roots = (hand & ~KING_MASK & ~fits).bit_count() + max(0, kings - empty_corners)
     if roots <= empty_sides:
