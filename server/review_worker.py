@@ -42,7 +42,7 @@ from protocol.errors import KingsCornerError
 
 from .bot_pool import review_processes
 from .config import Settings
-from .reviews import people_seats
+from .reviews import kept_hand, people_seats
 from .store.redis_store import RedisStore
 
 log = logging.getLogger(__name__)
@@ -211,12 +211,10 @@ class ReviewWorker:
             kept = await self.store.get_review_hands(match_id)
             found: dict[int, list[dict[str, Any]]] = {seat: [] for seat in seats}
             for hand in range(hands):
-                this = kept.get(hand, {})
-                if all(str(seat) in this for seat in seats):
-                    judged = {seat: this[str(seat)] for seat in seats}
-                else:
-                    judged = await self._run(review_hand, record, hand, seats)
-                for seat, items in judged.items():
+                known = kept_hand(kept, hand, seats)
+                if known is None:
+                    known = await self._run(review_hand, record, hand, seats)
+                for seat, items in known.items():
                     found[seat].extend(items)
             review = await self._run(summarize, record, found)
             await self.store.save_review(match_id, review)

@@ -68,6 +68,17 @@ PROMOTE_AFTER = 1.0
 ENQUEUE_AGAIN_AFTER = 300.0
 
 
+def kept_hand(
+    kept: dict[int, dict[str, Any]], hand: int, seats: list[int]
+) -> dict[int, list[dict[str, Any]]] | None:
+    """The judgement of ``hand`` for every one of ``seats`` among the hands kept ahead
+    (``get_review_hands``), or None when a seat's is missing (the hand is reviewed again)."""
+    found = kept.get(hand, {})
+    if not all(str(seat) in found for seat in seats):
+        return None
+    return {seat: found[str(seat)] for seat in seats}
+
+
 def people_seats(record: dict[str, Any]) -> list[int]:
     """The seats of a match record that people played."""
     return [
@@ -222,10 +233,8 @@ class Reviews:
             held = await self._slot(promoted)
             try:
                 for hand in range(hands):
-                    kept = judged.get(hand, {})
-                    if all(str(seat) in kept for seat in seats):
-                        found = {seat: kept[str(seat)] for seat in seats}
-                    else:
+                    found = kept_hand(judged, hand, seats)
+                    if found is None:
                         judge = partial(self._pool.review_hand, record, hand, seats)
                         found = await self._job(judge, promoted)
                     for seat, items in found.items():
@@ -288,4 +297,4 @@ async def _first(future: asyncio.Future[Any], other: Awaitable[Any]) -> None:
         waiter.cancel()
 
 
-__all__ = ["Reviews", "people_seats"]
+__all__ = ["Reviews", "kept_hand", "people_seats"]
