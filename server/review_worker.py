@@ -42,7 +42,7 @@ from protocol.errors import KingsCornerError
 
 from .bot_pool import review_processes
 from .config import Settings
-from .reviews import kept_hand, people_seats
+from .reviews import kept_form, kept_hand, people_seats
 from .store.redis_store import RedisStore
 
 log = logging.getLogger(__name__)
@@ -204,14 +204,13 @@ class ReviewWorker:
         if kind == "hand":
             hand = int(job["hand"])
             judged = await self._run(review_hand, record, hand, seats)
-            turns = {str(seat): items for seat, items in judged.items()}
-            await self.store.save_review_hand(match_id, hand, turns)
+            await self.store.save_review_hand(match_id, hand, kept_form(record, hand, judged))
         elif kind == "match":
             hands = 1 + sum(1 for entry in record["log"] if entry == NEXT_HAND)
             kept = await self.store.get_review_hands(match_id)
             found: dict[int, list[dict[str, Any]]] = {seat: [] for seat in seats}
             for hand in range(hands):
-                known = kept_hand(kept, hand, seats)
+                known = kept_hand(kept, hand, seats, record)
                 if known is None:
                     known = await self._run(review_hand, record, hand, seats)
                 for seat, items in known.items():

@@ -33,6 +33,7 @@ per match whichever process is asked (the store deduplicates).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -68,12 +69,31 @@ PROMOTE_AFTER = 1.0
 ENQUEUE_AGAIN_AFTER = 300.0
 
 
+def hand_log(record: dict[str, Any], hand: int) -> str:
+    """A digest of the record's log up to the end of hand ``hand`` (0-based): what a hand's
+    judgement kept ahead was made from."""
+    ends = [n for n, entry in enumerate(record["log"]) if entry == NEXT_HAND]
+    upto = ends[hand] if hand < len(ends) else len(record["log"])
+    text = "\n".join(str(entry) for entry in record["log"][:upto])
+    return hashlib.sha256(f"{record.get('seed')}\n{text}".encode()).hexdigest()[:32]
+
+
+def kept_form(record: dict[str, Any], hand: int, judged: dict[int, Any]) -> dict[str, Any]:
+    """A hand's judgement as it is kept ahead (``save_review_hand``): per seat, and the
+    digest of the log it was made from (:func:`hand_log`)."""
+    return {"log": hand_log(record, hand), **{str(seat): items for seat, items in judged.items()}}
+
+
 def kept_hand(
-    kept: dict[int, dict[str, Any]], hand: int, seats: list[int]
+    kept: dict[int, dict[str, Any]], hand: int, seats: list[int], record: dict[str, Any]
 ) -> dict[int, list[dict[str, Any]]] | None:
     """The judgement of ``hand`` for every one of ``seats`` among the hands kept ahead
-    (``get_review_hands``), or None when a seat's is missing (the hand is reviewed again)."""
+    (``get_review_hands``), or None when a seat's is missing or it was made from another
+    log than ``record``'s (a store that came back without its last writes, then the match
+    went on differently): the hand is reviewed again."""
     found = kept.get(hand, {})
+    if found.get("log") != hand_log(record, hand):
+        return None
     if not all(str(seat) in found for seat in seats):
         return None
     return {seat: found[str(seat)] for seat in seats}
@@ -195,7 +215,7 @@ class Reviews:
         try:
             judged = await self._pool.review_hand(record, hand, seats)
             await self._store.save_review_hand(
-                str(record["id"]), hand, {str(seat): items for seat, items in judged.items()}
+                str(record["id"]), hand, kept_form(record, hand, judged)
             )
         except KingsCornerError as exc:
             log.info(
@@ -233,7 +253,7 @@ class Reviews:
             held = await self._slot(promoted)
             try:
                 for hand in range(hands):
-                    found = kept_hand(judged, hand, seats)
+                    found = kept_hand(judged, hand, seats, record)
                     if found is None:
                         judge = partial(self._pool.review_hand, record, hand, seats)
                         found = await self._job(judge, promoted)
@@ -297,4 +317,4 @@ async def _first(future: asyncio.Future[Any], other: Awaitable[Any]) -> None:
         waiter.cancel()
 
 
-__all__ = ["Reviews", "kept_hand", "people_seats"]
+__all__ = ["Reviews", "hand_log", "kept_form", "kept_hand", "people_seats"]

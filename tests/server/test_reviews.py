@@ -325,3 +325,32 @@ async def test_a_server_with_reviews_off_reviews_nothing_and_says_so(
     assert status == 503 and payload == {"error": "reviews_off"}
     assert await server.store.get_review_hands(match_id) == {}
     assert await server.store.get_review(match_id) is None
+
+
+@in_process
+async def test_a_hand_kept_ahead_from_another_log_is_reviewed_again(server: GameServer) -> None:
+    """A store that came back without its last writes, and the match went on differently:
+    the hand judged ahead was made from a log the finished record does not hold, so the
+    match's review judges that hand again rather than show turns nobody played."""
+    pool = _Pool(idle_answers=True)
+    reviews = reviews_module.Reviews(server.store, pool, server.tasks)  # type: ignore[arg-type]
+    person = {"name": "Ana", "kind": "human", "level": None}
+    so_far = {"id": "Q-6", "seats": [person, None], "log": ["end"], "options": {"seats": 2}}
+    reviews.hand_ended(so_far)
+    for _ in range(100):
+        if await server.store.get_review_hands("Q-6"):
+            break
+        await asyncio.sleep(0.01)
+    assert list(await server.store.get_review_hands("Q-6")) == [0]
+    finished = {**so_far, "log": ["draw", "end", NEXT_HAND, "end"]}
+    assert await reviews.get(finished) is None
+    for _ in range(100):
+        if await server.store.get_review("Q-6") is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert pool.calls == [
+        ("Q-6", 0, False),
+        ("Q-6", 0, False),
+        ("Q-6", 1, False),
+        ("Q-6", "summary", False),
+    ]
