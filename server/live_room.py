@@ -49,8 +49,8 @@ _SNAPSHOT = encoder(Snapshot)
 Decide = Callable[[Room], list[Event]]
 Viewer = int | None
 _RETRIES = 8
-#: Pauses between looks at the store for an append whose answer was lost (1.75 s in all:
-#: a Redis restarting cleanly is back within it; the room waits meanwhile).
+#: Pauses between looks at the store for an append whose answer was lost; the last one
+#: repeats until the store answers (a Redis restarting cleanly is back within the first few).
 _LOOK_AGAIN = (0.05, 0.2, 0.5, 1.0)
 #: Seconds a room with no viewer here trusts the store's answer about viewers elsewhere.
 WATCH_CHECK = 1.0
@@ -110,6 +110,10 @@ class LiveRoom:
         #: Set once the room met an event this version cannot read: it is a newer
         #: process's now (see :meth:`_leave_to_newer`).
         self.left_behind = False
+        #: An append's answer was lost and the store cannot yet say whether it holds it:
+        #: until it can, this room refuses every other change at once (nothing of theirs
+        #: is stored), rather than queue them behind the one whose outcome is unknown.
+        self.unsure = False
         #: Chat lines this room still accepts from this process's connections.
         settings = context.settings
         self.chat_budget = TokenBucket(settings.room_chat_rate, settings.room_chat_burst)
@@ -217,6 +221,8 @@ class LiveRoom:
         conflict with another process is repaired by catching up and deciding again.
         """
         process = self.context.settings.process_id
+        if self.unsure:
+            raise StoreUnavailable()
         async with self.lock:
             for _ in range(_RETRIES):
                 try:
@@ -246,14 +252,15 @@ class LiveRoom:
                     if isinstance(exc, StoreFull):
                         raise  # a clear refusal: nothing was written
                     # The store may have carried out the append and lost only its answer
-                    # (it stopped just then): look before refusing.
+                    # (it stopped just then). Refusing could deny a stored action, so the
+                    # action is answered only once the store can say which it was.
                     found = await self._look_for(expected, events)
                     if found == "absent":
                         continue  # not stored, and the store answers again: try again
                     if found == "other":
                         await self._catch_up_locked()
                         continue
-                    if found != "ours":
+                    if found == "gone":
                         raise
                     version = expected + len(events)
                 finishing = self.room.phase != "finished"
@@ -283,26 +290,32 @@ class LiveRoom:
                 raise Conflict()
         self.after_change()
 
-    async def _look_for(self, expected: int, events: list[Event]) -> str | None:
+    async def _look_for(self, expected: int, events: list[Event]) -> str:
         """After an append that got no answer: are ``events`` stored right after version
-        ``expected`` (``"ours"``), is nothing there (``"absent"``), or something else
-        (``"other"``)? None when the store cannot tell, after asking a few times while it
-        comes back (:data:`_LOOK_AGAIN`)."""
-        for pause in _LOOK_AGAIN:
-            try:
-                stored = await self.context.store.read(self.code, after=expected)
-            except StoreUnavailable:
-                await asyncio.sleep(pause)
-                continue
-            except RoomNotFound:
-                return None
-            if not stored:
-                return "absent"
-            mine = (
-                len(stored) >= len(events) and stored[len(events) - 1].get("h") == events[-1]["h"]
-            )
-            return "ours" if mine else "other"
-        return None
+        ``expected`` (``"ours"``), is nothing there (``"absent"``), something else
+        (``"other"``), or the room itself gone from the store (``"gone"``)?
+
+        Asks until the store can tell (:data:`_LOOK_AGAIN`, its last pause repeating);
+        meanwhile the room is :attr:`unsure`. A process stopping cancels the wait: its
+        clients reconnect and read the room as stored.
+        """
+        self.unsure = True
+        try:
+            pauses = iter(_LOOK_AGAIN)
+            while True:
+                try:
+                    stored = await self.context.store.read(self.code, after=expected)
+                except StoreUnavailable:
+                    await asyncio.sleep(next(pauses, _LOOK_AGAIN[-1]))
+                    continue
+                except RoomNotFound:
+                    return "gone"
+                if not stored:
+                    return "absent"
+                last = stored[len(events) - 1] if len(stored) >= len(events) else None
+                return "ours" if last is not None and last.get("h") == events[-1]["h"] else "other"
+        finally:
+            self.unsure = False
 
     async def catch_up(self) -> None:
         """Fold in events another process stored, then react to them.

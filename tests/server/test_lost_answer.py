@@ -6,6 +6,7 @@ on both stores and real WebSocket clients.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ from protocol.errors import StoreUnavailable
 from server.app import GameServer
 
 from .conftest import ClientFactory
+from .test_play import two_seat_room
 
 Append = Callable[..., Awaitable[int]]
 
@@ -64,23 +66,72 @@ async def test_an_append_whose_answer_was_lost_is_acknowledged_once(
     assert answer["to"] == before + 1
 
 
-async def test_a_store_that_cannot_tell_refuses_and_changes_nothing(
-    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ana = await _table(client)
-    version = ana.version
-    before = len(await _events(server, ana.room))
+def _blind(server: GameServer, monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, list[int]]:
+    """Reads fail until the returned event is set (the store cannot tell what it holds);
+    the list counts the failed reads."""
     real_read = server.store.read
-
-    async def append(*args: Any, **kwargs: Any) -> int:
-        raise StoreUnavailable()
+    seeing = asyncio.Event()
+    looked: list[int] = []
 
     async def read(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        raise StoreUnavailable()
+        if not seeing.is_set():
+            looked.append(1)
+            raise StoreUnavailable()
+        return await real_read(*args, **kwargs)
 
-    monkeypatch.setattr(server.store, "append", append)
     monkeypatch.setattr(server.store, "read", read)
-    answer = await ana.act("end")
-    assert answer["type"] == "error" and answer["code"] == "store_unavailable"
-    assert ana.version == version
-    assert len(await real_read(ana.room)) == before
+    return seeing, looked
+
+
+@pytest.mark.parametrize("stored", [True, False], ids=["stored", "not_stored"])
+async def test_an_action_is_answered_only_once_the_store_can_tell(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch, stored: bool
+) -> None:
+    """The store stays away longer than any fixed wait: the action is never refused while
+    it may be stored; it is answered as what the store holds once it answers again."""
+    ana = await _table(client)
+    before = len(await _events(server, ana.room))
+    failed = _failing(server, monkeypatch, store_it=stored)
+    seeing, looked = _blind(server, monkeypatch)
+    acting = asyncio.create_task(ana.act("end"))
+    await _until(lambda: bool(looked))
+    await asyncio.sleep(2.5)  # longer than the 1.75 s after which it used to refuse
+    assert failed and not acting.done(), acting
+    seeing.set()
+    answer = await acting
+    assert answer["type"] == "patch", answer
+    assert answer["to"] == before + 1
+    events = await _events(server, ana.room)
+    assert [e.get("a") for e in events[before:] if e.get("seat") == ana.seat] == ["end"]
+
+
+async def test_while_an_outcome_is_unknown_other_changes_are_refused_at_once(
+    server: GameServer, client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing queues behind the unknown append: another player's action is answered
+    ``store_unavailable`` at once, changes nothing, and works again afterwards."""
+    ana, ben = await two_seat_room(client)
+    first = ana if ana.my_turn else ben
+    other = ben if first is ana else ana
+    assert first.room is not None
+    before = len(await _events(server, first.room))
+    _failing(server, monkeypatch, store_it=True)
+    seeing, looked = _blind(server, monkeypatch)
+    acting = asyncio.create_task(first.act("end"))
+    await _until(lambda: bool(looked))
+    version = other.version
+    refused = await other.act("end")
+    assert refused["type"] == "error" and refused["code"] == "store_unavailable", refused
+    assert not acting.done() and other.version == version
+    seeing.set()
+    assert (await acting)["type"] == "patch"
+    events = await _events(server, first.room)
+    assert [(e.get("seat"), e.get("a")) for e in events[before:]] == [(first.seat, "end")]
+    await other.until(lambda c: c.my_turn)
+    assert (await other.act("end"))["type"] == "patch"
+
+
+async def _until(ready: Callable[[], bool]) -> None:
+    async with asyncio.timeout(10):
+        while not ready():
+            await asyncio.sleep(0.01)
