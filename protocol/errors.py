@@ -289,6 +289,11 @@ class StoreUnavailable(KingsCornerError):
     default_message = "The game store is unreachable; try again shortly."
 
 
+class StoreUnreached(StoreUnavailable):
+    """The store could not be reached at all (no connection was made): the request was
+    never sent, so nothing of it was stored. The client sees ``store_unavailable``."""
+
+
 class StoreFull(StoreUnavailable):
     """The store is out of memory and refuses writes (Redis at ``maxmemory`` with the
     ``noeviction`` policy): nothing of the request was stored, and what was stored before

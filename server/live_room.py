@@ -27,6 +27,7 @@ from protocol.errors import (
     RoomNotFound,
     StoreFull,
     StoreUnavailable,
+    StoreUnreached,
     UpgradeNeeded,
 )
 from protocol.frames import encoder, frame
@@ -249,7 +250,7 @@ class LiveRoom:
                     await self._catch_up_locked()
                     continue
                 except StoreUnavailable as exc:
-                    if isinstance(exc, StoreFull):
+                    if isinstance(exc, StoreFull | StoreUnreached):
                         raise  # a clear refusal: nothing was written
                     # The store may have carried out the append and lost only its answer
                     # (it stopped just then). Refusing could deny a stored action, so the

@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.crc import key_slot
 
-from protocol.errors import Conflict, StoreUnavailable
+from protocol.errors import Conflict, StoreUnavailable, StoreUnreached
 from server.store.redis_store import RedisStore
 from tests.redis_helpers import UNIT, PrivateRedis, eventually, free_port
 
@@ -262,6 +262,44 @@ async def test_without_redis_every_operation_raises_store_unavailable() -> None:
             with pytest.raises(StoreUnavailable):
                 await operation()
         await store.unsubscribe("room:ROOM")
+    finally:
+        await store.close()
+
+
+async def test_without_redis_an_append_says_it_was_never_sent() -> None:
+    """Nothing listens: the append is refused before any byte went out, so the room need
+    not wait to learn whether it was stored (StoreUnreached, still ``store_unavailable``)."""
+    store = redis_store(f"redis://127.0.0.1:{free_port()}/0", "kc-test-nowhere")
+    try:
+        with pytest.raises(StoreUnreached) as raised:
+            await store.append("ROOM", 1, [ev(1)])
+        assert raised.value.code == "store_unavailable"
+    finally:
+        await store.close()
+
+
+async def test_an_append_whose_answer_is_lost_may_have_been_stored(
+    private_redis: PrivateRedis,
+) -> None:
+    """Redis is killed while the append runs: the command was sent, so the failure is not
+    StoreUnreached (the room must look before answering)."""
+    store = redis_store(private_redis.url, "kc-test")
+    try:
+        assert await store.create_room("ROOM", ev(0))
+        # A script that outlives the kill: its busy loop holds Redis until it dies, so the
+        # append is sent and waits for its answer.
+        other = aioredis.from_url(private_redis.url)
+        busy = "local t = redis.call('TIME') while true do end"
+        slow = asyncio.ensure_future(other.eval(busy, 0))
+        await asyncio.sleep(0.2)
+        appending = asyncio.create_task(store.append("ROOM", 1, [ev(1)]))
+        await asyncio.sleep(0.2)
+        private_redis.kill()
+        with pytest.raises(StoreUnavailable) as raised:
+            await appending
+        assert not isinstance(raised.value, StoreUnreached)
+        await asyncio.gather(slow, return_exceptions=True)
+        await other.aclose()
     finally:
         await store.close()
 

@@ -20,7 +20,7 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
 
-from protocol.errors import StoreFull, StoreUnavailable
+from protocol.errors import StoreFull, StoreUnavailable, StoreUnreached
 
 from .scripts import Script
 from .target import RedisTarget, parse_redis_url
@@ -49,7 +49,7 @@ def reachable() -> Iterator[None]:
     try:
         yield
     except UNREACHABLE as exc:
-        raise StoreUnavailable() from exc
+        raise (StoreUnreached() if never_sent(exc) else StoreUnavailable()) from exc
     except rexc.OutOfMemoryError as exc:
         raise StoreFull() from exc
     except rexc.RedisClusterException as exc:
@@ -58,6 +58,18 @@ def reachable() -> Iterator[None]:
         if isinstance(exc, rexc.SlotNotCoveredError) or isinstance(exc.__cause__, UNREACHABLE):
             raise StoreUnavailable() from exc
         raise
+
+
+def never_sent(exc: BaseException) -> bool:
+    """True when ``exc`` came from opening a connection (refused, or timed out connecting):
+    the command was never written, so Redis cannot have carried it out. Any other failure
+    may have come after Redis received it."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or "connecting to" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def dump(value: Any) -> bytes:
