@@ -37,6 +37,18 @@ def cluster() -> Iterator[LocalCluster]:
             made.stop()
 
 
+@pytest.fixture
+def replicated_cluster() -> Iterator[LocalCluster]:
+    """Three primaries with a replica each, failing over after 1 s of silence."""
+    with tempfile.TemporaryDirectory(prefix="kc-cluster-") as root:
+        made = LocalCluster(Path(root), replicas=1, node_timeout_ms=1000)
+        try:
+            made.start()
+            yield made
+        finally:
+            made.stop()
+
+
 @pytest.fixture(scope="session")
 def sentinel_group() -> Iterator[SentinelGroup]:
     """A running primary, replica and three Sentinels shared by tests that kill nothing."""

@@ -50,3 +50,33 @@ async def test_the_store_benchmark_runs_on_the_topology_and_cleans_up(
     for server in servers:
         with server.client() as client:
             assert list(client.scan_iter(match="kc-bench-*")) == []
+
+
+async def test_the_sharded_pubsub_benchmark_counts_each_shards_own_announcements(
+    cluster: LocalCluster,
+) -> None:
+    command = [
+        sys.executable,
+        "benchmarks/pubsub_shards.py",
+        *("--rooms 9 --announcements 2 --redis-url".split()),
+        cluster.url,
+    ]
+    done = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["delivered_per_subscriber"] == [18, 18]
+    nodes = result["nodes"].values()
+    assert sum(n["sharded"]["spublish_calls"] for n in nodes) == 18
+    assert sum(n["sharded"]["bus_publish_sent"] + n["sharded"]["publish_calls"] for n in nodes) == 0
+    assert sum(n["classic"]["bus_publish_received"] for n in nodes) == 18 * (len(nodes) - 1)
+    for server in cluster.nodes:
+        with server.client() as client:
+            assert list(client.scan_iter(match="kc-bench-*")) == []

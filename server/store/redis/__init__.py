@@ -39,7 +39,7 @@ Key layout (``kc`` is the default prefix)::
     kc:{reviews}:jobs                stream of review jobs, consumer group "workers"
     kc:{match:ID}:review-job         a review job of the match was added (SET NX, with a TTL)
     channel kc:{NAME}                pub/sub channel for the store channel NAME (room:CODE,
-                                     proc:ID, admin), on the shard of the room's keys
+                                     proc:ID, admin); a room's is on the shard of its keys
 
 The part in braces is a Redis Cluster hash tag. Every script, every multi-key command and
 every MULTI/EXEC block touches keys of one tag only, so each runs on one shard of a
@@ -47,8 +47,10 @@ Cluster. Steps over several tags (a heartbeat over several rooms, deleting a roo
 unlisting it, saving a match and listing it per player) are pipelines without MULTI, which
 the Cluster client splits per shard, or separate commands: none of them needs atomicity.
 
-Announcements use classic pub/sub on one dedicated connection (:mod:`.pubsub`); messages
-published while it is down are lost, so a subscriber that cares catches up with
+Announcements use classic pub/sub on one dedicated connection (:mod:`.pubsub`), and on a
+Cluster sharded pub/sub (SPUBLISH/SSUBSCRIBE) on one connection per shard (:mod:`.sharded`),
+so an announcement stays on its channel's shard; messages published while a connection is
+down are lost, so a subscriber that cares catches up with
 :meth:`RedisStore.read`. Whenever Redis cannot be reached (including a Cluster shard that is
 down and a primary under fail-over) the store raises
 :class:`~protocol.errors.StoreUnavailable`, never a redis-py exception.
@@ -62,6 +64,7 @@ composed into :class:`RedisStore` (:mod:`.store`); each store part is one role o
     rooms           RoomStore: event logs (create, append with the version and chain-head
                     checks, read, delete) and the public listing
     pubsub          AnnouncementStore: subscriptions and the announcement listener
+    sharded         the Cluster's announcements: sharded pub/sub, one connection per shard
     presence        PresenceStore: heartbeats, presence and room leases
     matchmaking     MatchmakingStore: the quick-play queues
     shared_secrets  SecretStore: secrets shared by every process

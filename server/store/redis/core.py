@@ -197,7 +197,7 @@ class RedisCore:
         return f"{self.prefix}:{{room:{code}}}:{part}"
 
     def _channel(self, name: str) -> str:
-        # The whole name is the hash tag: on a Cluster, PUBLISH goes to the shard of the
-        # channel's slot, so a room's announcements (room:CODE) share its keys' shard and
-        # fail or work together with them.
+        # The whole name is the hash tag: on a Cluster, SPUBLISH and SSUBSCRIBE go to the
+        # shard of the channel's slot, so a room's announcements (room:CODE) share its keys'
+        # shard, fail or work together with them, and the append script may SPUBLISH them.
         return f"{self.prefix}:{{{name}}}"

@@ -1,11 +1,12 @@
 """Announcements over Redis pub/sub: subscriptions and the background listener.
 
-Classic pub/sub on one dedicated connection read by a background task (on a Cluster,
-PUBLISH reaches the subscribers of every node, so that connection may go to any node; each
-attempt takes the next node). When the connection is lost the task reconnects with
-exponential backoff and subscribes every recorded channel again by itself; messages
-published while it was away are lost, as with any pub/sub, so a subscriber that cares
-catches up by reading the room.
+One Redis and Sentinel: classic pub/sub on one dedicated connection read by a background
+task. When the connection is lost the task reconnects with exponential backoff and
+subscribes every recorded channel again by itself. A Cluster: sharded pub/sub
+(``SPUBLISH``/``SSUBSCRIBE``), so an announcement stays on the shard of its channel's slot
+instead of being relayed to every node; one connection per shard, see :mod:`.sharded`.
+Either way messages published while a connection was away are lost, as with any pub/sub,
+so a subscriber that cares catches up by reading the room.
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ import orjson
 import redis.exceptions as rexc
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 
 from protocol.errors import StoreUnavailable
 
 from ..base import Handler, Message
 from .core import UNREACHABLE, RedisCore, dump, reachable
+from .sharded import ShardedListener
 
 # The name of the module this code came from, so log lines and log filters stay the same.
 log = logging.getLogger("server.store.redis_store")
@@ -36,8 +36,8 @@ class Announcements(RedisCore):
 
     _health_interval: float
     _backoff_max: float
-    # Round-robin over Cluster nodes for the announcement connection, from a random one.
-    _link_turn: int
+    # On a Cluster, the sharded subscriptions; the classic connection below is then unused.
+    _shards: ShardedListener | None
     # The channels we want, the live connection (None while down), and per connection the
     # SUBSCRIBE commands sent and confirmed per channel, so subscribe() returns only once
     # Redis confirmed its own command.
@@ -56,7 +56,16 @@ class Announcements(RedisCore):
     def _init_announcements(self, *, health_interval: float, backoff_max: float) -> None:
         self._health_interval = health_interval
         self._backoff_max = backoff_max
-        self._link_turn = random.randrange(1 << 16)
+        self._shards = None
+        if isinstance(self._redis, RedisCluster):
+            self._shards = ShardedListener(
+                self._redis,
+                self._deliver,
+                timeout=self._timeout,
+                health_interval=health_interval,
+                backoff_max=backoff_max,
+                name=self.prefix,
+            )
         self._handler = None
         self._channels = set()
         self._link = None
@@ -80,8 +89,11 @@ class Announcements(RedisCore):
         the channel is still recorded and gets subscribed as soon as Redis is back.
         """
         self._channels.add(channel)
-        await self._await_first_attempt()
         name = self._channel(channel)
+        if self._shards is not None:
+            await self._shards.subscribe(name)
+            return
+        await self._await_first_attempt()
         async with self._write_lock:
             link = self._link
             if link is None:
@@ -99,6 +111,9 @@ class Announcements(RedisCore):
     async def unsubscribe(self, channel: str) -> None:
         """Stop delivering ``channel``; never fails (a lost connection unsubscribes anyway)."""
         self._channels.discard(channel)
+        if self._shards is not None:
+            await self._shards.unsubscribe(self._channel(channel))
+            return
         async with self._write_lock:
             link = self._link
             if link is not None:
@@ -107,20 +122,28 @@ class Announcements(RedisCore):
 
     async def publish(self, channel: str, message: Message) -> None:
         with reachable():
-            await self._redis.publish(self._channel(channel), dump(message))
+            if self._shards is not None:
+                await self._redis.spublish(self._channel(channel), dump(message))
+            else:
+                await self._redis.publish(self._channel(channel), dump(message))
 
     @property
     def listening(self) -> bool:
-        """True while the announcement connection is up (False during reconnection)."""
+        """True while the announcement connection is up (False during reconnection); on a
+        Cluster, while every subscribed channel's shard connection is."""
+        if self._shards is not None:
+            return self._shards.listening
         return self._link is not None
 
     @property
     def listening_on(self) -> str | None:
         """``host:port`` (or socket path) of the server announcements come from; None if down.
 
-        On a Cluster this is whichever node the connection went to; through Sentinels, the
-        primary of the moment it connected.
+        Through Sentinels, the primary of the moment it connected; on a Cluster, every node
+        a shard connection is open to, sorted and joined by commas.
         """
+        if self._shards is not None:
+            return self._shards.listening_on
         link = self._link
         if link is None:
             return None
@@ -130,6 +153,10 @@ class Announcements(RedisCore):
     # --- the announcement reader ---------------------------------------------------------
 
     def _start_reader(self) -> None:
+        if self._shards is not None:
+            if not self._closed:
+                self._shards.start()
+            return
         if self._reader is None and not self._closed:
             self._reader = asyncio.get_running_loop().create_task(
                 self._read_forever(), name=f"redis-store-reader:{self.prefix}"
@@ -139,6 +166,8 @@ class Announcements(RedisCore):
         """Stop the reader for good and drop the announcement connection."""
         self._closed = True
         self._handler = None
+        if self._shards is not None:
+            await self._shards.close()
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -183,18 +212,8 @@ class Announcements(RedisCore):
         """A connection of its own, outside every pool: it lives in subscribed mode.
 
         Single Redis: to the server. Sentinel: to the primary the Sentinels name at the
-        moment it connects. Cluster: to the next known node in turn (replicas included;
-        classic pub/sub messages reach every node), so a dead node is left behind.
+        moment it connects. (A Cluster subscribes through :mod:`.sharded` instead.)
         """
-        if isinstance(self._redis, RedisCluster):
-            nodes = self._redis.get_nodes() or list(
-                self._redis.nodes_manager.startup_nodes.values()
-            )
-            node = nodes[self._link_turn % len(nodes)]
-            self._link_turn += 1
-            options = {**node.connection_kwargs, "retry": Retry(NoBackoff(), 0)}
-            cluster_link: AbstractConnection = node.connection_class(**options)
-            return cluster_link
         assert self._pool is not None
         link: AbstractConnection = self._pool.make_connection()  # type: ignore[no-untyped-call]
         return link

@@ -23,6 +23,11 @@ class EventLog(RedisCore):
     """Room event logs (create, append, read, delete, list codes) and the public listing."""
 
     @property
+    def _append_script(self) -> scripts.Script:
+        # On a Cluster the announcement is sharded, as in pubsub.py.
+        return scripts.APPEND_SHARDED if self.target.kind == "cluster" else scripts.APPEND
+
+    @property
     def _listing(self) -> str:
         return f"{self.prefix}:{{lobby}}:listing"
 
@@ -51,7 +56,7 @@ class EventLog(RedisCore):
         ]
         with reachable():
             result = int(
-                await self._call(scripts.APPEND, keys=[self._room(code, "events")], args=args)
+                await self._call(self._append_script, keys=[self._room(code, "events")], args=args)
             )
         if result == -1:
             raise RoomNotFound()

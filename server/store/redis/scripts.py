@@ -36,7 +36,7 @@ return 1
 # head ('-' for no check), events... Returns the new length, -1 when the room is missing, -2
 # when the version moved on or the last event's hash is not the expected head (the store
 # lost writes and took another history); the announcement is published only when the
-# events were appended.
+# events were appended (with SPUBLISH in APPEND_SHARDED, the Cluster's version).
 _APPEND = """
 local n = redis.call('LLEN', KEYS[1])
 if n == 0 then return -1 end
@@ -225,6 +225,9 @@ return 1
 
 CREATE = Script.of(_CREATE)
 APPEND = Script.of(_APPEND)
+#: APPEND for a Cluster: sharded pub/sub, allowed in a script since the channel (ARGV[3],
+#: ``kc:{room:CODE}``) hashes to the slot of its key (``kc:{room:CODE}:events``).
+APPEND_SHARDED = Script.of(_APPEND.replace("'PUBLISH'", "'SPUBLISH'"))
 READ = Script.of(_READ)
 PRESENCE_PUT = Script.of(_PRESENCE_PUT)
 PRESENCE_GET = Script.of(_PRESENCE_GET)
