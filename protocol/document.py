@@ -116,6 +116,13 @@ class GameDoc(_Part):
     scores: list[list[int]]
     result: HandResultDoc | None
     winners: list[int] | None
+    #: Only under ``opening_refill`` (absent otherwise): whether the refill window is open
+    #: (the hand's first turn, no card played from the hand yet).
+    refill_open: bool | None = None
+    #: Only under ``scoring: corners`` (absent otherwise): the corners each seat has
+    #: collected, and once the match is finished each seat's place (1, 2, 2, 4 on ties).
+    collected: list[int] | None = None
+    places: list[int] | None = None
     #: A seated player's own: their seat, their hand, and on their turn the legal actions
     #: in text form (``7H>N``, ``N>E``, ``end``).
     you: int | None = None

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from protocol.options_table import DrawRule, Pace, option
+from protocol.options_table import DrawRule, Pace, Scoring, option
 
 #: The protocol version this release speaks (docs/protocol-changes.md lists each one).
 PROTOCOL_VERSION = 2
@@ -28,6 +28,7 @@ Level = Literal["random", "heuristic", "easy", "medium", "hard", "expert"]
 Seq = Annotated[int, Field(ge=0, le=2**53)]
 CardCode = Annotated[str, StringConstraints(pattern=r"^(A|[2-9]|10|J|Q|K)[CDHS]$")]
 PileName = Literal["N", "E", "S", "W", "NE", "SE", "SW", "NW"]
+CornerName = Literal["NE", "SE", "SW", "NW"]
 
 
 class _Message(BaseModel):
@@ -85,6 +86,12 @@ class RoomOptions(_Message):
     target: int = Field(default=_default("target"), ge=_TARGET.low, le=_TARGET.high)
     draw: DrawRule = _default("draw")
     kings_first: bool = _default("kings_first")
+    #: In a hand's first turn, until a card is played from the hand, a pile move that
+    #: empties a side space refills it from the top of the stock.
+    opening_refill: bool = _default("opening_refill")
+    #: ``penalty``: totals over hands up to ``target``; ``corners``: one hand, placed by
+    #: the corners each seat collected (completed from king to ace), then by penalty.
+    scoring: Scoring = _default("scoring")
     public: bool = _default("public")
     #: A bot level per seat index for seats that bots take from the start; null = human seat.
     bots: list[Level | None] = Field(default_factory=list, max_length=4)
@@ -511,13 +518,27 @@ class Played(_Event):
 
 
 class Moved(_Event):
-    """``seat`` moved the whole pile ``from`` onto the pile ``to``."""
+    """``seat`` moved the whole pile ``from`` onto the pile ``to``. ``refill``, only under
+    ``opening_refill`` when the move emptied a side space in the refill window: the stock's
+    top card that now lies on ``from`` (absent otherwise)."""
 
     ev: Literal["moved"] = "moved"
     seat: SeatNo
     from_: PileName = Field(alias="from")
     to: PileName
+    refill: CardCode | None = None
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+
+
+class Collected(_Event):
+    """``scoring: corners``: ``seat`` completed the corner ``corner`` from king to ace with
+    the play or move just logged and collected it: its 13 cards left the table and the
+    corner is empty again. ``total``: the corners ``seat`` has collected this hand."""
+
+    ev: Literal["collected"] = "collected"
+    seat: SeatNo
+    corner: CornerName
+    total: Annotated[int, Field(ge=1, le=4)]
 
 
 class Drew(_Event):
@@ -577,6 +598,7 @@ LogEvent = Annotated[
     | Dealt
     | Played
     | Moved
+    | Collected
     | Drew
     | Took
     | Ended

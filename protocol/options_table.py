@@ -21,6 +21,9 @@ Value = int | float | str | bool | None
 
 #: The draw rule's values (RULES.md, "Variants"): the engine and the wire model type it.
 DrawRule = Literal["end", "start", "until_playable"]
+#: How a match is scored (RULES.md, "Variants"): penalties over hands, or corners collected
+#: in one hand.
+Scoring = Literal["penalty", "corners"]
 #: How fast bots play (a room setting, not a rule).
 Pace = Literal["normal", "fast"]
 
@@ -51,6 +54,10 @@ class OptionSpec:
     in_room_options: bool = True
     #: The values the one-line summary names it at (``"*"``: any value but null).
     summary_when: tuple[Value, ...] = ()
+    #: A rule added after matches were first recorded: a match record (and so a replay's
+    #: input) leaves it out at its default, so a record of a match that does not use it is
+    #: the same as before the rule existed, and releases before it still read that record.
+    omit_default: bool = False
 
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is one this option takes (a bool is never a count)."""
@@ -146,6 +153,34 @@ OPTIONS: tuple[OptionSpec, ...] = (
         rule=True,
         changes="a turn cannot end while the seat holds a king and a corner is empty",
         summary_when=(True,),
+    ),
+    OptionSpec(
+        "opening_refill",
+        "flag",
+        False,
+        rule=True,
+        changes=(
+            "in the first turn of each hand, until the mover plays a card from its hand, a"
+            " pile move that empties a side space refills it at once with the top card of"
+            " the stock (nothing when the stock is empty); a draw does not close the window"
+        ),
+        summary_when=(True,),
+        omit_default=True,
+    ),
+    OptionSpec(
+        "scoring",
+        "choice",
+        "penalty",
+        rule=True,
+        choices=get_args(Scoring),
+        changes=(
+            "`penalty`: penalties add up over hands until a total reaches the target."
+            " `corners`: a corner completed from king to ace is collected by the seat that"
+            " completed it (its 13 cards leave the table, the corner is empty again); the"
+            " match is one hand, placed by corners collected, then by the lower penalty"
+        ),
+        summary_when=("corners",),
+        omit_default=True,
     ),
     OptionSpec(
         "turn_timer",

@@ -13,13 +13,14 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from protocol.engine import Options, new_match, seat_view
+from protocol.errors import BadOptions
 
 from .levels import ARENA_LEVELS, DEFAULT_BUDGET_MS, make_bot
 from .stats import bootstrap_mean, percentile, wilson
@@ -34,6 +35,8 @@ class Game:
     candidate: int
     target: int
     budget_ms: float | None
+    #: Other rules of the match (``Options`` fields by name, e.g. ``{"scoring": "corners"}``).
+    rules: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(slots=True)
@@ -53,7 +56,7 @@ class GameResult:
 
 def play_game(game: Game) -> GameResult:
     """Play one match to its target and record it."""
-    options = Options(seats=len(game.levels), target=game.target)
+    options = Options(seats=len(game.levels), target=game.target, **dict(game.rules))
     match = new_match(options, seed=game.seed)
     bots = [
         make_bot(level, f"{game.seed}:{seat}", budget_ms=game.budget_ms, arena=True)
@@ -105,6 +108,7 @@ def duplicate_games(
     seed: str = "arena",
     target: int = 25,
     budget_ms: float | None = DEFAULT_BUDGET_MS,
+    rules: Mapping[str, Any] | None = None,
 ) -> Iterator[Game]:
     """The matches of a duplicate run: each seed once per candidate seat.
 
@@ -120,7 +124,8 @@ def duplicate_games(
             levels[seat] = candidate
             for j, level in enumerate(others):
                 levels[(seat + 1 + j) % seats] = level
-            yield Game(tuple(levels), f"{seed}:{k}", seat, target, budget_ms)
+            kept = tuple(sorted((rules or {}).items()))
+            yield Game(tuple(levels), f"{seed}:{k}", seat, target, budget_ms, kept)
 
 
 def _share(seat: int, winners: Sequence[int] | Sequence[tuple[int, ...]]) -> float:
@@ -191,12 +196,20 @@ def run(
     budget_ms: float | None = DEFAULT_BUDGET_MS,
     jobs: int = 1,
     games_out: TextIO | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play a duplicate run and summarize it (``jobs`` worker processes); every match is
     also written to ``games_out`` as a JSON line when given."""
     games = list(
         duplicate_games(
-            candidate, opponents, seats, matches, seed=seed, target=target, budget_ms=budget_ms
+            candidate,
+            opponents,
+            seats,
+            matches,
+            seed=seed,
+            target=target,
+            budget_ms=budget_ms,
+            rules=rules,
         )
     )
     if jobs > 1:
@@ -214,6 +227,8 @@ def run(
     summary["seed"] = seed
     summary["target"] = target
     summary["budget_ms"] = budget_ms
+    if rules:
+        summary["options"] = dict(rules)
     return summary
 
 
@@ -283,15 +298,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument(
+        "--options",
+        default="{}",
+        help='other rules as JSON, e.g. \'{"scoring": "corners", "opening_refill": true}\'',
+    )
+    parser.add_argument(
         "--games", metavar="FILE", help="append every match (levels, totals) to FILE as JSON lines"
     )
     args = parser.parse_args(argv)
     budget = args.budget_ms if args.budget_ms > 0 else None
+    try:
+        rules = json.loads(args.options)
+        Options(seats=args.seats, target=args.target, **rules)
+    except (ValueError, TypeError, BadOptions) as exc:
+        parser.error(f"--options: {exc}")
     common: dict[str, Any] = {
         "seed": args.seed,
         "target": args.target,
         "budget_ms": budget,
         "jobs": args.jobs,
+        "rules": rules,
     }
     with ExitStack() as stack:
         if args.games:

@@ -84,6 +84,11 @@ class Seen:
     can_draw: bool = False
     target: int = 25
     avoid: tuple[tuple[Avoid, ...], ...] = ()
+    #: ``scoring: corners`` (the view lists ``collected``): corners collected per seat.
+    corners: bool = False
+    collected: tuple[int, ...] = ()
+    #: ``opening_refill``'s window is open: a move emptying a side space refills it.
+    refill_open: bool = False
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Seen:
@@ -104,6 +109,9 @@ class Seen:
             totals=tuple(int(t) for t in view.get("totals", ())),
             target=int(view.get("target", 25)),
             can_draw="draw" in view["legal"],
+            corners="collected" in view,
+            collected=tuple(int(c) for c in view.get("collected", ())),
+            refill_open=bool(view.get("refill_open", False)),
         )
 
     def kings_first_blocks(self, hand: int, piles: Piles) -> bool:

@@ -147,6 +147,22 @@ def do_move(hand: int, piles: Piles, move: CardMove) -> tuple[int, Piles]:
     return hand, tuple(out)
 
 
+def completes(code: int, index: int) -> bool:
+    """Whether pile ``index`` with ``code`` is a complete corner: king base, ace top (a
+    corner only ever descends from its king, so that is all 13 cards)."""
+    return index >= 4 and code != EMPTY and IS_KING_ID[code >> 6] and RANK_OF[code & 63] == 1
+
+
+def do_move_collecting(hand: int, piles: Piles, move: CardMove) -> tuple[int, Piles, int]:
+    """:func:`do_move` under ``scoring: corners``: a corner the move completes is collected
+    (empty again); also returns how many corners that was (0 or 1)."""
+    hand, piles = do_move(hand, piles, move)
+    dst = move[2]
+    if completes(piles[dst], dst):
+        return hand, (*piles[:dst], EMPTY, *piles[dst + 1 :]), 1
+    return hand, piles, 0
+
+
 def merges_available(piles: Piles) -> int:
     """How many pile moves the table offers that would empty a side space."""
     tops = {code & 63 for code in piles if code != EMPTY}
@@ -187,7 +203,9 @@ __all__ = [
     "CardMove",
     "Piles",
     "cards_of",
+    "completes",
     "do_move",
+    "do_move_collecting",
     "hand_penalty",
     "mask_of",
     "merges_available",

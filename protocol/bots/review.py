@@ -70,6 +70,7 @@ from .model import (
     Piles,
     cards_of,
     do_move,
+    do_move_collecting,
     hand_penalty,
     merges_available,
     to_action,
@@ -178,11 +179,15 @@ def decisions(
             view = seat_view(match, seat)
             current = _Decision(seat, hand, index, match, view, [], same_turn)
         before = len(match.position.hands[seat])
+        stock = len(match.position.stock)
         match = match.apply(action)
         same_turn = match.position.turn == seat
         if current is not None:
             current.actions.append(action)
             refilled = isinstance(action, Play) and len(match.position.hands[seat]) >= before
+            # opening_refill: the stock refilled the side the move emptied; what follows is
+            # a new decision, made knowing that card.
+            refilled = refilled or (isinstance(action, Move) and len(match.position.stock) < stock)
             done = (
                 card_move(action) is None
                 or match.position.turn != seat
@@ -220,6 +225,23 @@ def _played_path(seen: Seen, actions: Sequence[Action]) -> tuple[CardMove, ...]:
         if not hand:
             break
     return tuple(path)
+
+
+def _collecting(hand: int, piles: Piles, path: Sequence[CardMove]) -> tuple[int, Piles, int]:
+    """:func:`_follow` under ``scoring: corners``, with the corners collected on the way."""
+    total = 0
+    for move in path:
+        hand, piles, got = do_move_collecting(hand, piles, move)
+        total += got
+    return hand, piles, total
+
+
+def _refills(path: Sequence[CardMove]) -> bool:
+    """Whether ``path``, played in ``opening_refill``'s window, ends with a move the stock
+    refills (a side pile moved before any card of the hand was played)."""
+    return (
+        bool(path) and path[-1][0] != PLAY and path[-1][1] < 4 and all(m[0] != PLAY for m in path)
+    )
 
 
 def _follow(hand: int, piles: Piles, path: Sequence[CardMove]) -> tuple[int, Piles]:
@@ -611,14 +633,24 @@ def judge(seen: Seen, played: TurnEnd, worlds: Sequence[World], config: ReviewCo
     when the played one is as good) and what the played one cost. ``worlds`` are dealt only
     for a turn the screen lets through (a sequence read lazily is enough)."""
     turn = _Turn()
-    if _goes_out(seen, played.hand, played.piles):
+    if _goes_out(seen, played.hand, played.piles) and not seen.corners:
         return turn
-    out_line = going_out(seen)
+    # Under the variants the model's lines differ: a move in opening_refill's window brings
+    # an unknown card (no line goes on past it), and going out under corners scoring is no
+    # win in itself; so no "could have gone out" there, and ends are compared statically.
+    variant = seen.corners or seen.refill_open
+    out_line = None if variant else going_out(seen)
     if out_line is not None:
         turn.could_go_out = True
         choices = [TurnEnd(*_follow(seen.hand, seen.piles, out_line), out_line)]
     else:
-        ends, _ = turn_ends(seen.hand, seen.piles, config.node_limit)
+        ends, _ = turn_ends(
+            seen.hand,
+            seen.piles,
+            config.node_limit,
+            collect=seen.corners,
+            window=seen.refill_open,
+        )
         played_key = _key(played.hand, played.piles)
         others = [e for e in allowed_ends(seen, ends) if _key(e.hand, e.piles) != played_key]
         if not others:
@@ -628,6 +660,10 @@ def judge(seen: Seen, played: TurnEnd, worlds: Sequence[World], config: ReviewCo
         if values[order[0]] - values[0] < config.screen:
             return turn
         choices = [others[i - 1] for i in order[: config.candidates]]
+        if variant:
+            turn.better = choices[0]
+            turn.cost = values[order[0]] - values[0]
+            return turn
     dealt = list(worlds)
     base = _price(seen, played, dealt)
     best = max((_price(seen, end, dealt) for end in choices), key=lambda p: p.points)
@@ -667,9 +703,14 @@ def _judged(
         seen = _seen_of(decision, notes[decision.seat])
         path = _played_path(seen, decision.actions)
         end_hand, end_piles = _follow(seen.hand, seen.piles, path)
+        collected = 0
+        if seen.corners:  # scoring: corners: the completed corners were collected
+            end_hand, end_piles, collected = _collecting(seen.hand, seen.piles, path)
         notes[decision.seat] = remember(decision.view, seen.seat, end_piles, seen.avoid)
         if decision.hand == hand:
-            out.append((decision, seen, TurnEnd(end_hand, end_piles, path)))
+            refill = seen.refill_open and _refills(path)
+            played = TurnEnd(end_hand, end_piles, path, collected, refill)
+            out.append((decision, seen, played))
     return out
 
 

@@ -9,6 +9,7 @@ human's lapses: it sometimes overlooks pile moves and misjudges close choices.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from protocol.engine import REFILL
@@ -17,6 +18,7 @@ from .base import PlanningBot, Seen
 from .evaluate import DEFAULT_WEIGHTS, WIN, Weights, evaluate
 from .model import MOVE, CardMove, cards_of
 from .turnsearch import TurnEnd, turn_ends
+from .variants import corners_value, refill_value
 from .worlds import DEFAULT_SCORING, RoundScoring, play_round, sample_world
 
 
@@ -54,18 +56,38 @@ def allowed_ends(seen: Seen, ends: list[TurnEnd]) -> list[TurnEnd]:
     return ends
 
 
-def static_values(seen: Seen, ends: list[TurnEnd], weights: Weights) -> list[float]:
-    """Each end's static evaluation (:func:`.evaluate.evaluate`) from the seat's view."""
+def static_values(
+    seen: Seen, ends: list[TurnEnd], weights: Weights, *, nested: bool = False
+) -> list[float]:
+    """Each end's static evaluation (:func:`.evaluate.evaluate`) from the seat's view; under
+    ``scoring: corners`` plus :func:`.variants.corners_value`; an end whose move the stock
+    refills (``opening_refill``) by :func:`.variants.refill_value` (``nested``: as it
+    stands, inside that valuation)."""
     unseen_count = max(1, seen.unseen.bit_count())
     in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
     values = []
     for end in ends:
+        if end.refill and not nested:
+            values.append(refill_value(seen, end, _nested(weights)))
+            continue
         if seen.refills(end.hand, end.piles):
             # Not out: three unknown cards come, and the turn goes on with them.
-            values.append(-float(min(REFILL, seen.stock)))
+            value = -float(min(REFILL, seen.stock))
+        elif seen.corners and not end.hand:
+            value = 0.0
         else:
-            values.append(evaluate(end.hand, end.piles, seen.unseen, in_hands, weights))
+            value = evaluate(end.hand, end.piles, seen.unseen, in_hands, weights)
+        if seen.corners:
+            value += corners_value(seen, end)
+        values.append(value)
     return values
+
+
+def _nested(weights: Weights) -> Callable[[Seen, list[TurnEnd]], list[float]]:
+    def value_of(seen: Seen, ends: list[TurnEnd]) -> list[float]:
+        return static_values(seen, allowed_ends(seen, ends), weights, nested=True)
+
+    return value_of
 
 
 class SearchBot(PlanningBot):
@@ -84,7 +106,14 @@ class SearchBot(PlanningBot):
         cfg = self.config
         started = time.perf_counter()
         deadline = None if cfg.budget_ms is None else started + cfg.budget_ms / 2000.0
-        ends, _ = turn_ends(seen.hand, seen.piles, cfg.node_limit, deadline)
+        ends, _ = turn_ends(
+            seen.hand,
+            seen.piles,
+            cfg.node_limit,
+            deadline,
+            collect=seen.corners,
+            window=seen.refill_open,
+        )
         if cfg.overlook_moves and self.rng.random() < cfg.overlook_moves:
             seen_ends = [e for e in ends if not any(m[0] == MOVE for m in e.path)]
             ends = seen_ends or ends
@@ -115,7 +144,15 @@ class SearchBot(PlanningBot):
                 world = sample_world(seen, self.rng, unseen)
                 for i in alive:
                     end = candidates[i]
-                    totals[i] += play_round(seen, world, end.hand, end.piles, cfg.scoring)
+                    totals[i] += play_round(
+                        seen,
+                        world,
+                        end.hand,
+                        end.piles,
+                        cfg.scoring,
+                        collected=end.collected,
+                        refill_side=end.path[-1][1] if end.refill else None,
+                    )
                 used += 1
                 if deadline is not None and time.perf_counter() > deadline:
                     return candidates[max(alive, key=lambda i: (totals[i], -i))]

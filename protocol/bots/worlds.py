@@ -16,8 +16,9 @@ from protocol.engine import REFILL
 from .base import Seen
 from .evaluate import WIN
 from .greedy import greedy_play, greedy_turn
-from .model import KING_MASK, Piles, cards_of, hand_penalty
+from .model import EMPTY, KING_MASK, Piles, cards_of, completes, hand_penalty
 from .notes import Avoid
+from .variants import CORNER
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,9 @@ def play_round(
     hand: int,
     piles: Piles,
     scoring: RoundScoring = DEFAULT_SCORING,
+    *,
+    collected: int = 0,
+    refill_side: int | None = None,
 ) -> float:
     """Value for the viewer of ending its turn with ``hand`` and ``piles`` in ``world``:
     the others' mean penalty minus its own, in points, plus the match when it is decided.
@@ -154,9 +158,20 @@ def play_round(
     otherwise the hands left are priced by :class:`RoundScoring`. An empty hand that draws
     until playable (:meth:`Seen.refills`) takes this world's top three stock cards and plays
     on greedily first.
+
+    ``refill_side``: the turn's last move emptied that side space in ``opening_refill``'s
+    window, so this world's top stock card goes there and the viewer plays on greedily.
+    Under ``scoring: corners`` (:attr:`Seen.corners`) the round is priced by
+    :func:`corners_round` instead, ``collected`` being the corners this turn collected.
     """
+    if seen.corners:
+        return corners_round(seen, world, hand, piles, collected, refill_side)
     stock = world.stock
     drawn = 0
+    if refill_side is not None and stock:
+        piles = _with(piles, refill_side, stock[0])
+        stock = stock[1:]
+        hand, piles, _ = greedy_turn(hand, piles)
     if not hand and seen.refills(hand, piles):
         drawn = min(REFILL, len(stock))
         refill = sum(1 << card for card in stock[:drawn])
@@ -190,10 +205,76 @@ def play_round(
     return scoring.pending * (others - _pending(left, king))
 
 
+def _with(piles: Piles, side: int, card: int) -> Piles:
+    return (*piles[:side], card << 6 | card, *piles[side + 1 :])
+
+
+def _sweep(table: list[int]) -> int:
+    """Collect the complete corners of ``table`` in place; how many there were."""
+    count = 0
+    for i in range(4, 8):
+        if completes(table[i], i):
+            table[i] = EMPTY
+            count += 1
+    return count
+
+
+def corners_round(
+    seen: Seen,
+    world: World,
+    hand: int,
+    piles: Piles,
+    collected: int,
+    refill_side: int | None,
+) -> float:
+    """:func:`play_round` under ``scoring: corners``: the same round (every seat one greedy
+    turn, the viewer one more), corners completed in it collected by the seat that played;
+    worth :data:`~.variants.CORNER` cards each against the other seats' mean, plus
+    ``CORNER`` more (or less) for first place when a hand is emptied, and the cards left
+    as in the standard round at a small weight (the penalty only breaks ties)."""
+    stock = world.stock
+    table = list(piles)
+    if refill_side is not None and stock:
+        table[refill_side] = stock[0] << 6 | stock[0]
+        stock = stock[1:]
+        hand, piles2, _ = greedy_turn(hand, tuple(table))
+        table = list(piles2)
+    seats, me = seen.seats, seen.seat
+    gains = [0] * seats
+    gains[me] = collected + _sweep(table)
+    hands = list(world.hands)
+    hands[me] = hand
+    drawn = 0
+    if hand:
+        if stock:
+            hands[me] |= 1 << stock[0]
+            drawn = 1
+        for k in range(1, seats):
+            seat = (me + k) % seats
+            hands[seat] = greedy_play(hands[seat], table)
+            gains[seat] += _sweep(table)
+            if not hands[seat]:
+                break
+            if drawn < len(stock):
+                hands[seat] |= 1 << stock[drawn]
+                drawn += 1
+        else:
+            hands[me] = greedy_play(hands[me], table)
+            gains[me] += _sweep(table)
+    totals = [c + g for c, g in zip(seen.collected or (0,) * seats, gains, strict=True)]
+    others = [t for s, t in enumerate(totals) if s != me]
+    value = CORNER * (gains[me] - sum(gains[s] for s in range(seats) if s != me) / (seats - 1))
+    if not all(hands):
+        value += CORNER if totals[me] >= max(others) else -CORNER
+    mean = sum(hand_penalty(h) for s, h in enumerate(hands) if s != me) / (seats - 1)
+    return value + 0.2 * (mean - hand_penalty(hands[me]))
+
+
 __all__ = [
     "DEFAULT_SCORING",
     "RoundScoring",
     "World",
+    "corners_round",
     "ended_value",
     "play_round",
     "sample_world",

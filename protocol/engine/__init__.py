@@ -25,16 +25,18 @@ from .actions import (
 )
 from .cards import DECK, FITS_ON, fits, penalty
 from .deal import deal, shuffled_deck
+from .effects import Effects, effects
 from .match import NEXT_HAND, Match, Phase, new_match, replay
 from .notation import format_position, parse_position
 from .options import Options
 from .position import HandResult, Position
-from .rules import REFILL, apply, explain, is_legal, legal_actions
+from .rules import CORNER_COMPLETE, REFILL, apply, explain, is_legal, legal_actions
 from .table import CORNERS, PILES, SIDES
 from .views import public_view, seat_view, view
 
 __all__ = [
     "CORNERS",
+    "CORNER_COMPLETE",
     "DECK",
     "DRAW",
     "END_TURN",
@@ -45,6 +47,7 @@ __all__ = [
     "SIDES",
     "Action",
     "Draw",
+    "Effects",
     "EndTurn",
     "HandResult",
     "Match",
@@ -57,6 +60,7 @@ __all__ = [
     "action_from_wire",
     "apply",
     "deal",
+    "effects",
     "explain",
     "fits",
     "format_position",

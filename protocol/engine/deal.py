@@ -41,6 +41,8 @@ def deal(deck: Sequence[str], options: Options, dealer: int) -> Position:
 
     Seven cards each, one at a time clockwise from the dealer's left; the next four go face
     up on N, E, S, W; the rest is the stock. The seat left of the dealer moves first.
+    Under ``opening_refill`` the first turn opens the refill window; under ``scoring:
+    corners`` every seat starts with no corner collected.
     """
     deck = check_deck(deck)
     n = options.seats
@@ -59,6 +61,8 @@ def deal(deck: Sequence[str], options: Options, dealer: int) -> Position:
         stock=stock,
         dealer=dealer,
         turn=(dealer + 1) % n,
+        opening=options.opening_refill,
+        collected=(0,) * n if options.scoring == "corners" else (),
     )
     if options.draw == "start":
         position = draw_for_turn(position)

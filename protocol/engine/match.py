@@ -1,4 +1,5 @@
-"""A match: hands played one after another until a total reaches the target.
+"""A match: hands played one after another until a total reaches the target (under
+``scoring: corners``, one hand).
 
 A match is a value: its options, its seed (or stacked decks) and first dealer, and the
 log of actions taken. Folding the log over the deal reproduces any match exactly
@@ -55,17 +56,35 @@ class Match:
     def phase(self) -> Phase:
         if self.position.result is None:
             return "playing"
-        if max(self.totals) >= self.options.target:
+        if self.options.scoring == "corners" or max(self.totals) >= self.options.target:
             return "finished"
         return "hand_over"
 
     @property
-    def winners(self) -> tuple[int, ...]:
-        """Seats with the lowest total once the match is finished (ties share the win)."""
+    def collected(self) -> tuple[int, ...]:
+        """Corners each seat has collected (``scoring: corners``; empty otherwise). The match
+        is one hand, so these are the hand's."""
+        return self.position.collected
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Each seat's place once the match is finished (empty before): 1 is first. Under
+        ``penalty`` the lower total places higher; under ``corners`` more corners collected,
+        then the lower penalty. Seats still tied share the place and the next place is
+        numbered after them (1, 2, 2, 4)."""
         if self.phase != "finished":
             return ()
-        low = min(self.totals)
-        return tuple(i for i, t in enumerate(self.totals) if t == low)
+        if self.options.scoring == "corners":
+            keys = [(-c, t) for c, t in zip(self.collected, self.totals, strict=True)]
+        else:
+            keys = [(0, t) for t in self.totals]
+        return tuple(1 + sum(other < key for other in keys) for key in keys)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Seats in first place once the match is finished (ties share the win): under
+        ``penalty`` the lowest total, under ``corners`` :attr:`places`."""
+        return tuple(i for i, place in enumerate(self.places) if place == 1)
 
     def apply(self, action: Action, seat: int | None = None) -> Match:
         """The match after ``action``, which it also logs (scoring the hand when it ends).

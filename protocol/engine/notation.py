@@ -7,7 +7,9 @@ Example (two seats, seat 0 to move, the unlisted cards in the stock)::
 Fields are separated by `` ; ``. ``hands`` lists each seat's hand (``-`` when empty);
 ``stock`` lists the stock from its top, or ``*`` for every card not named elsewhere in
 canonical order. Optional fields: ``moved 1``, ``played 1`` (a card from the hand was played
-this turn) and ``passes N``. Piles are base first.
+this turn), ``passes N``, ``opening 1`` (the hand's first turn under ``opening_refill``) and
+``collected 1,0`` (corners collected per seat under ``scoring: corners``). Piles are base
+first.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ def format_position(position: Position) -> str:
         fields.append("played 1")
     if position.passes:
         fields.append(f"passes {position.passes}")
+    if position.opening:
+        fields.append("opening 1")
+    if position.collected:
+        fields.append(f"collected {','.join(str(n) for n in position.collected)}")
     return " ; ".join(fields)
 
 
@@ -87,4 +93,17 @@ def parse_position(text: str, options: Options | None = None) -> Position:
         moved=values.get("moved", "0") == "1",
         passes=int(values.get("passes", "0")),
         played=values.get("played", "0") == "1",
+        opening=values.get("opening", "0") == "1",
+        collected=_counts(values.get("collected"), len(hands), options.scoring == "corners"),
     )
+
+
+def _counts(text: str | None, seats: int, corners: bool) -> tuple[int, ...]:
+    """The ``collected`` field: given counts, else none collected under ``scoring:
+    corners`` and no counts otherwise."""
+    if text is not None:
+        counts = tuple(int(n) for n in text.split(","))
+        if len(counts) != seats:
+            raise ValueError("collected needs one count per seat")
+        return counts
+    return (0,) * seats if corners else ()

@@ -8,9 +8,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from protocol.errors import BadOptions
-from protocol.options_table import RULES, DrawRule, option
+from protocol.options_table import RULES, DrawRule, Scoring, option
 
-__all__ = ["DrawRule", "Options"]
+__all__ = ["DrawRule", "Options", "Scoring"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,12 +22,19 @@ class Options:
     ``until_playable`` draws on request while nothing can be played (and a turn ends only
     after a play, or on an empty stock).
     ``kings_first``: a turn cannot end while the seat holds a king and a corner is empty.
+    ``opening_refill``: in the first turn of a hand, until the mover plays a card from its
+    hand, a pile move that empties a side space refills it from the top of the stock.
+    ``scoring``: ``penalty`` adds penalties over hands up to ``target``; ``corners`` collects
+    each corner completed from king to ace for the seat that completed it, the match being
+    one hand placed by corners collected, then by the lower penalty.
     """
 
     seats: int = option("seats").default
     target: int = option("target").default
     draw: DrawRule = option("draw").default
     kings_first: bool = option("kings_first").default
+    opening_refill: bool = option("opening_refill").default
+    scoring: Scoring = option("scoring").default
 
     def __post_init__(self) -> None:
         for spec in RULES:
@@ -35,7 +42,14 @@ class Options:
                 raise BadOptions(spec.explain(), reason=spec.name)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The rules by name, as a match record keeps them (:meth:`from_dict` reads them
+        back): a rule declared ``omit_default`` is left out at its default, so the records
+        of matches that do not use it stay as they were before it existed."""
+        out = asdict(self)
+        for spec in RULES:
+            if spec.omit_default and out[spec.name] == spec.default:
+                del out[spec.name]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:

@@ -37,7 +37,10 @@ class Position:
     has made a move this turn; ``passes`` counts consecutive turns ended without a move
     while the stock was empty (when it reaches the number of seats the hand is blocked).
     ``played`` says whether the seat to move has played a card from its hand this turn
-    (what ``draw: until_playable`` asks before a turn may end).
+    (what ``draw: until_playable`` asks before a turn may end). ``opening`` says the hand's
+    first turn is in progress under ``opening_refill`` (the refill window is open while
+    nothing is ``played``: :attr:`refill_open`). ``collected`` counts, per seat, the corners
+    collected this hand under ``scoring: corners`` (empty under ``penalty``).
     """
 
     options: Options
@@ -50,12 +53,22 @@ class Position:
     passes: int = 0
     result: HandResult | None = None
     played: bool = False
+    opening: bool = False
+    collected: tuple[int, ...] = ()
     #: Memo of :func:`protocol.engine.rules.legal_actions`; not part of the value.
     legal_cache: list[Action] | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def seats(self) -> int:
         return len(self.hands)
+
+    @property
+    def refill_open(self) -> bool:
+        """Whether a pile move that empties a side space now refills it from the stock
+        (``opening_refill``: the hand's first turn, no card played from the hand yet)."""
+        return (
+            self.opening and self.options.opening_refill and not self.played and self.result is None
+        )
 
     @property
     def over(self) -> bool:

@@ -31,6 +31,8 @@ from .table import PILE_INDEX, PILES, SIDE_INDICES, is_corner
 #: In ``draw: until_playable``, the cards a seat draws when its last card leaves a side
 #: space empty (RULES.md, clause (c)).
 REFILL = 3
+#: A complete corner runs from its king down to an ace (``scoring: corners``).
+CORNER_COMPLETE = 13
 
 
 def legal_actions(position: Position) -> list[Action]:
@@ -162,18 +164,10 @@ def _refusal(position: Position, action: Action, seat: int | None) -> IllegalAct
 def _perform(position: Position, action: Action) -> Position:
     """Carry out an action already known to be legal."""
     p = position
-    turn = p.turn
     if isinstance(action, Play):
         return _play(p, action)
     if isinstance(action, Move):
-        src, dst = PILE_INDEX[action.src], PILE_INDEX[action.dst]
-        pile_list = list(p.piles)
-        pile_list[dst] = pile_list[dst] + pile_list[src]
-        pile_list[src] = ()
-        piles = tuple(pile_list)
-        return Position(
-            p.options, p.hands, piles, p.stock, p.dealer, turn, True, 0, played=p.played
-        )
+        return _move(p, PILE_INDEX[action.src], PILE_INDEX[action.dst])
     if isinstance(action, Draw):
         return _draw(p, 1)
     return _end_turn(p)
@@ -189,7 +183,20 @@ def _play(p: Position, action: Play) -> Position:
     hands = _with(p.hands, turn, tuple(hand))
     i = PILE_INDEX[action.pile]
     piles = _with(p.piles, i, (*p.piles[i], action.card))
-    after = Position(p.options, hands, piles, p.stock, p.dealer, turn, True, 0, played=True)
+    piles, collected = _collect(p, piles, i)
+    after = Position(
+        p.options,
+        hands,
+        piles,
+        p.stock,
+        p.dealer,
+        turn,
+        True,
+        0,
+        played=True,
+        opening=p.opening,
+        collected=collected,
+    )
     if hand:
         return after
     refills = (
@@ -200,7 +207,63 @@ def _play(p: Position, action: Play) -> Position:
     if refills:
         return _draw(after, REFILL)
     result = HandResult.score("emptied", turn, hands)
-    return Position(p.options, hands, piles, p.stock, p.dealer, turn, True, 0, result, True)
+    return Position(
+        p.options,
+        hands,
+        piles,
+        p.stock,
+        p.dealer,
+        turn,
+        True,
+        0,
+        result,
+        True,
+        opening=p.opening,
+        collected=collected,
+    )
+
+
+def _move(p: Position, src: int, dst: int) -> Position:
+    """Move pile ``src`` whole onto ``dst``. Under ``opening_refill``, while the window is
+    open (:attr:`Position.refill_open`), an emptied side space takes the stock's top card;
+    under ``scoring: corners``, a corner the move completes is collected."""
+    pile_list = list(p.piles)
+    pile_list[dst] = pile_list[dst] + pile_list[src]
+    pile_list[src] = ()
+    stock = p.stock
+    if stock and src in SIDE_INDICES and p.refill_open:
+        pile_list[src] = (stock[0],)
+        stock = stock[1:]
+    piles, collected = _collect(p, tuple(pile_list), dst)
+    return Position(
+        p.options,
+        p.hands,
+        piles,
+        stock,
+        p.dealer,
+        p.turn,
+        True,
+        0,
+        played=p.played,
+        opening=p.opening,
+        collected=collected,
+    )
+
+
+def _collect(
+    p: Position, piles: tuple[tuple[str, ...], ...], index: int
+) -> tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]:
+    """Under ``scoring: corners``, take away corner ``index`` when it has just become
+    complete (king to ace, :data:`CORNER_COMPLETE` cards), counting it for the seat to
+    move: the piles and the seats' collected counts after."""
+    collected = p.collected
+    if p.options.scoring != "corners" or not is_corner(index):
+        return piles, collected
+    if len(piles[index]) != CORNER_COMPLETE:
+        return piles, collected
+    counts = list(collected or (0,) * p.seats)
+    counts[p.turn] += 1
+    return _with(piles, index, ()), tuple(counts)
 
 
 def _draw(p: Position, count: int) -> Position:
@@ -210,7 +273,17 @@ def _draw(p: Position, count: int) -> Position:
     hands = _with(p.hands, p.turn, (*p.hands[p.turn], *taken))
     stock = p.stock[len(taken) :]
     return Position(
-        p.options, hands, p.piles, stock, p.dealer, p.turn, p.moved, p.passes, played=p.played
+        p.options,
+        hands,
+        p.piles,
+        stock,
+        p.dealer,
+        p.turn,
+        p.moved,
+        p.passes,
+        played=p.played,
+        opening=p.opening,
+        collected=p.collected,
     )
 
 
@@ -225,10 +298,23 @@ def _end_turn(p: Position) -> Position:
     if passes >= p.seats:
         result = HandResult.score("blocked", None, hands)
         return Position(
-            p.options, hands, p.piles, stock, p.dealer, p.turn, p.moved, passes, result, p.played
+            p.options,
+            hands,
+            p.piles,
+            stock,
+            p.dealer,
+            p.turn,
+            p.moved,
+            passes,
+            result,
+            p.played,
+            opening=p.opening,
+            collected=p.collected,
         )
     turn = (p.turn + 1) % p.seats
-    after = Position(p.options, hands, p.piles, stock, p.dealer, turn, False, passes)
+    after = Position(
+        p.options, hands, p.piles, stock, p.dealer, turn, False, passes, collected=p.collected
+    )
     return draw_for_turn(after) if p.options.draw == "start" else after
 
 
@@ -382,4 +468,13 @@ def _with(
     return (*items[:index], value, *items[index + 1 :])
 
 
-__all__ = ["END_TURN", "REFILL", "apply", "draw_for_turn", "explain", "is_legal", "legal_actions"]
+__all__ = [
+    "CORNER_COMPLETE",
+    "END_TURN",
+    "REFILL",
+    "apply",
+    "draw_for_turn",
+    "explain",
+    "is_legal",
+    "legal_actions",
+]

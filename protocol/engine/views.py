@@ -44,7 +44,22 @@ def public_view(match: Match) -> dict[str, Any]:
         "scores": [list(r.penalties) for r in match.results],
         "result": result_dict(pos.result) if pos.result is not None else None,
         "winners": list(match.winners) if phase == "finished" else None,
-    }
+    } | _variant_fields(match)
+
+
+def _variant_fields(match: Match) -> dict[str, Any]:
+    """The public fields only a variant has (left out otherwise, so a view of the standard
+    game stays as it always was): under ``opening_refill``, ``refill_open`` (the window is open:
+    a pile move emptying a side space refills it from the stock); under ``scoring:
+    corners``, ``collected`` (corners per seat) and, once finished, ``places``."""
+    options, pos = match.options, match.position
+    out: dict[str, Any] = {}
+    if options.opening_refill:
+        out["refill_open"] = pos.refill_open
+    if options.scoring == "corners":
+        out["collected"] = list(pos.collected)
+        out["places"] = list(match.places) if match.phase == "finished" else None
+    return out
 
 
 def seat_view(match: Match, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -74,7 +74,9 @@ def test_the_engine_refuses_what_the_declaration_refuses_and_names_the_option(
         assert str(refused.value) == spec.explain()
     edges = [spec.low, spec.high] if spec.kind == "count" else list(spec.choices) or [True]
     for value in edges:
-        assert Options(**{spec.name: value}).to_dict()[spec.name] == value
+        kept = Options(**{spec.name: value}).to_dict()  # omit_default: absent at default
+        assert kept.get(spec.name, spec.default) == value
+        assert (spec.name in kept) == (not spec.omit_default or value != spec.default)
 
 
 @pytest.mark.parametrize("spec", OPTIONS, ids=lambda spec: spec.name)
