@@ -222,9 +222,7 @@ class SeatMachine(RuleBasedStateMachine):
         meanwhile), no bot turn or next deal is being driven, no disconnect's grace timer
         is pending (it marks the seat away, and may hand the host on), and no background
         task (a finished match being recorded, then rated) is running."""
-        driving = live._driver is not None and not live._driver.done()
-        grace = any(not task.done() for task in live._grace.values())
-        return not (live.lock.locked() or driving or grace or len(self.server.tasks))
+        return not (live.lock.locked() or live.driver.busy() or len(self.server.tasks))
 
     async def _still(self, live: LiveRoom | None, deadline: float) -> int:
         """Poll until ``live`` stays idle at one version for a few polls; that version."""

@@ -99,8 +99,8 @@ async def storm(game: GameServer, pool: Clients) -> None:
     assert len(game.connections) == ROOMS * SEATS
     for players in tables:
         live = game.lobby.rooms[players[0].room or ""]
-        assert set(live.viewers) == set(range(SEATS))  # no spectators either
-        assert all(len(conns) == 1 for conns in live.viewers.values())
+        assert set(live.audience.viewers) == set(range(SEATS))  # no spectators either
+        assert all(len(conns) == 1 for conns in live.audience.viewers.values())
     # The storm left nothing in the logs but presence, and every room is where it was.
     for code, events in logs.items():
         now = await game.store.read(code)

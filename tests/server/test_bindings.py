@@ -159,9 +159,9 @@ async def test_a_failed_fan_out_leaves_every_viewer_on_the_stored_state(
     watcher = await client("Wes")
     await watcher.join(code, spectate=True)
     live = server.lobby.rooms[code]
-    from server import live_room
+    from server import audience
 
-    real = live_room.patches
+    real = audience.patches
     calls = {"n": 0}
 
     def failing_once(old: object, new: object) -> object:
@@ -170,7 +170,7 @@ async def test_a_failed_fan_out_leaves_every_viewer_on_the_stored_state(
             raise RuntimeError("a bug in the fan-out")
         return real(old, new)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(live_room, "patches", failing_once)
+    monkeypatch.setattr(audience, "patches", failing_once)
     await host.send({"type": "start"})
     for c, seat in ((host, 0), (watcher, None)):
         await c.until(lambda c, seat=seat: c.game is not None and c.doc == live.room.doc(seat))  # type: ignore[misc]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from clients.net import GameClient
-from server import live_room
+from server import room_driver
 from server.app import GameServer
 
 from .conftest import ClientFactory, room_logs
@@ -71,6 +71,6 @@ async def test_fast_bots_wait_a_quarter_of_the_delay(
     await ana.create(seats=2, target=1, bots=[None, "random"], pace="fast")
     await ana.start()
     await play_until_finished([ana], random.Random(3))
-    quarter = [w for w in waits if math.isclose(w, 0.04 * live_room.PACE["fast"])]
+    quarter = [w for w in waits if math.isclose(w, 0.04 * room_driver.PACE["fast"])]
     assert quarter, waits  # the bot played, each time after a quarter of the delay
     assert not [w for w in waits if math.isclose(w, 0.04)], waits
