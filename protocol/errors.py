@@ -287,11 +287,16 @@ class StoreUnavailable(KingsCornerError):
     code = "store_unavailable"
     client_fault = False
     default_message = "The game store is unreachable; try again shortly."
+    #: Set by a store that could not even open a connection: the request was never sent,
+    #: so nothing of it can have been stored (the server's own knowledge, not on the wire).
+    never_sent = False
 
-
-class StoreUnreached(StoreUnavailable):
-    """The store could not be reached at all (no connection was made): the request was
-    never sent, so nothing of it was stored. The client sees ``store_unavailable``."""
+    @classmethod
+    def unreached(cls) -> StoreUnavailable:
+        """The error for a request that never left this process."""
+        error = cls()
+        error.never_sent = True
+        return error
 
 
 class StoreFull(StoreUnavailable):

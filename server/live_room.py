@@ -22,7 +22,6 @@ from protocol.errors import (
     RoomNotFound,
     StoreFull,
     StoreUnavailable,
-    StoreUnreached,
     UpgradeNeeded,
 )
 from protocol.frames import frame
@@ -181,7 +180,7 @@ class LiveRoom:
                     await self._catch_up_locked()
                     continue
                 except StoreUnavailable as exc:
-                    if isinstance(exc, StoreFull | StoreUnreached):
+                    if isinstance(exc, StoreFull) or exc.never_sent:
                         raise  # a clear refusal: nothing was written
                     # The store may have carried out the append and lost only its answer
                     # (it stopped just then). Refusing could deny a stored action, so the

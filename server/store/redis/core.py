@@ -20,7 +20,7 @@ from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
 
-from protocol.errors import StoreFull, StoreUnavailable, StoreUnreached
+from protocol.errors import StoreFull, StoreUnavailable
 
 from .scripts import Script
 from .target import RedisTarget, parse_redis_url
@@ -49,7 +49,7 @@ def reachable() -> Iterator[None]:
     try:
         yield
     except UNREACHABLE as exc:
-        raise (StoreUnreached() if never_sent(exc) else StoreUnavailable()) from exc
+        raise (StoreUnavailable.unreached() if never_sent(exc) else StoreUnavailable()) from exc
     except rexc.OutOfMemoryError as exc:
         raise StoreFull() from exc
     except rexc.RedisClusterException as exc:
