@@ -258,7 +258,8 @@ class Conn:
                 stats.patch_sizes[self.kind][len(data)] += 1
                 stats.sampled += 1
                 if stats.sampled % 16 == 0:
-                    ops, log = len(orjson.dumps(frame["ops"])), len(orjson.dumps(frame["log"]))
+                    ops = len(orjson.dumps(frame["ops"]))
+                    log = len(orjson.dumps(frame.get("log") or []))  # left out when empty
                     stats.patch_parts["ops"][ops] += 1
                     stats.patch_parts["log"][log] += 1
                     stats.patch_parts["envelope"][len(data) - ops - log] += 1
@@ -344,8 +345,22 @@ class Conn:
 class Room:
     """One room of the load: 4 seat connections and 1 spectator connection."""
 
-    def __init__(self, index: int, urls: list[str], spread: bool, think: float, seed: int) -> None:
+    def __init__(
+        self,
+        index: int,
+        urls: list[str],
+        spread: bool,
+        think: float,
+        seed: int,
+        routed: str = "",
+    ) -> None:
         self.index = index
+        #: Through a load balancer that routes by room (``urls``: one address, its
+        #: ``?room=`` hashed): "" not at all (every connection opened at once, none naming
+        #: its room), "guests" (the host creates over a connection naming no room, as the
+        #: clients do; the others open theirs with the code once it is known), "all" (and
+        #: the host reconnects to the room's own process after the create).
+        self.routed = routed
         self.rng = random.Random(seed * 1_000_003 + index)
         self.think = think
         n = len(urls)
@@ -369,18 +384,43 @@ class Room:
 
     async def open(self, timeout: float) -> None:
         """Connect everybody and set the room up, without starting the match yet."""
-        await asyncio.gather(*(c.open(timeout) for c in self.conns))
+        if self.routed:
+            await self.conns[0].open(timeout)  # the others once the room has a code
+        else:
+            await asyncio.gather(*(c.open(timeout) for c in self.conns))
         await self.setup(timeout, start=False)
+
+    async def _route(self, code: str, token: str, timeout: float) -> None:
+        """Open the guests' connections naming the room; with ``routed == "all"`` the host
+        moves to a connection naming it too (a second connection of its seat, joined with
+        its token, then the first closed)."""
+        for conn in self.conns[1:]:
+            if conn.ws is None:
+                conn.url = f"{conn.url}?room={code}"
+        await asyncio.gather(*(c.open(timeout) for c in self.conns[1:] if c.ws is None))
+        if self.routed != "all":
+            return
+        old = self.conns[0]
+        new = Conn(self, 0, f"{old.url}?room={code}")
+        await new.open(timeout)
+        waits = [new.expect("joined"), new.expect("snapshot")]
+        await new.send({"type": "join", "room": code, "token": token})
+        await asyncio.wait_for(asyncio.gather(*waits), timeout)
+        self.conns[0] = new
+        old.abort()
 
     async def setup(self, timeout: float, start: bool = True) -> None:
         """Create the room (host in seat 0), seat the others, add the spectator, start."""
         host = self.conns[0]
         joined, snapshot = host.expect("joined"), host.expect("snapshot")
         await host.send({"type": "create", "options": {"seats": SEATS, "target": 500}})
-        code = (await asyncio.wait_for(joined, timeout))["room"]
+        answer = await asyncio.wait_for(joined, timeout)
+        code = answer["room"]
         await asyncio.wait_for(snapshot, timeout)
         self.code = code
         self.codes.append(code)
+        if self.routed:
+            await self._route(code, answer["token"], timeout)
         waits = []
         for conn in self.conns[1:]:
             waits += [conn.expect("joined"), conn.expect("snapshot")]
@@ -458,6 +498,7 @@ async def run(config: dict[str, Any]) -> None:
             config.get("placement") == "spread",
             float(config.get("think", 0.0)),
             int(config.get("seed", 1)),
+            str(config.get("routed", "")),
         )
         for i in range(int(config["rooms"]))
     ]

@@ -78,6 +78,8 @@ class LoadShape:
     warmup: float = 2.0
     think: float = 0.0
     placement: str = "sticky"
+    #: Through a load balancer routing by room: "", "guests" or "all" (benchmarks/_loadgen.py).
+    routed: str = ""
     seed: int = 1
     #: Rooms being set up at once (5 connections each): keep the connections opening at
     #: once under the servers' listen backlog (asyncio's default is 100).
@@ -119,6 +121,7 @@ def _start_workers(urls: Sequence[str], shape: LoadShape) -> list[Worker]:
             "first_room": first,
             "think": shape.think,
             "placement": shape.placement,
+            "routed": shape.routed,
             "seed": shape.seed,
             "concurrency": max(1, shape.concurrency // shape.workers),
         }

@@ -4,6 +4,12 @@ It keeps the viewer's document in step: a ``snapshot`` replaces it, a ``patch`` 
 with ``jsonpatch`` when its ``from`` version matches, and a gap triggers a ``resync``.
 With ``reconnect=True`` a dropped connection is re-established with backoff, and the seat
 is resumed with its token.
+
+Every connection names the room it is for in its URL when the client knows it
+(``/?room=CODE``, :func:`room_url`): a room given to :meth:`GameClient.connect` (a link,
+a join by code), and on every reconnection the room the client is in (also a room it
+created, once the server named it). A load balancer that routes by it puts a room's
+players on one server process (docs/protocol.md, "Transport"; docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import itertools
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import jsonpatch
 import orjson
@@ -29,6 +36,17 @@ Frame = dict[str, Any]
 #: release before spoke it, is version 2 without what version 2 added
 #: (docs/protocol-changes.md): this client reads both.
 SPOKEN_VERSIONS = (PROTOCOL_VERSION, 1)
+
+
+def room_url(url: str, room: str | None) -> str:
+    """``url`` with its ``room`` query parameter set to ``room`` (upper case, as the server
+    writes codes and the load balancer hashes them), or removed when ``room`` is None; the
+    path and any other parameters are kept."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "room"]
+    if room is not None:
+        query.append(("room", room.upper()))
+    return urlunsplit(parts._replace(path=parts.path or "/", query=urlencode(query)))
 
 
 class ServerError(Exception):
@@ -52,7 +70,10 @@ class GameClient:
     ) -> None:
         #: Server addresses; after a dropped connection the next one is tried in turn.
         self.urls = [url] if isinstance(url, str) else list(url)
+        #: The server address in use (as given: without the room the connection names).
         self.url = self.urls[0]
+        #: The URL the current connection was opened at (``url`` with its room, if any).
+        self.connected_url: str | None = None
         self.name = name
         self.reconnect = reconnect
         self.ws: ClientConnection | None = None
@@ -86,15 +107,25 @@ class GameClient:
 
     # --- connection -----------------------------------------------------------------
 
-    async def connect(self) -> GameClient:
+    async def connect(self, room: str | None = None) -> GameClient:
         """Open the WebSocket and say hello; returns self. A refused hello raises
-        :class:`ServerError` (the connection stays open)."""
-        self.ws = await connect(self.url, max_size=2**20, open_timeout=10)
+        :class:`ServerError` (the connection stays open).
+
+        ``room``: the room this connection is about to join, when the caller knows it (a
+        link, a code typed in), named in the URL for the load balancer's sake; the
+        ``join`` itself is still to be sent. Without it, the room the client is in, if any.
+        """
+        self.connected_url = self._url_for(room or self.room)
+        self.ws = await connect(self.connected_url, max_size=2**20, open_timeout=10)
         answer = await self._greet()
         self._reader = asyncio.create_task(self._read())
         if answer["type"] == "error":
             raise ServerError(answer)
         return self
+
+    def _url_for(self, room: str | None) -> str:
+        """The server address in use, naming ``room`` when one is known (else as given)."""
+        return self.url if room is None else room_url(self.url, room)
 
     def _hello(self, version: int = PROTOCOL_VERSION) -> Frame:
         hello: Frame = {"type": "hello", "version": version, "name": self.name}
@@ -171,7 +202,10 @@ class GameClient:
         while not self._closing:
             self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
             try:
-                self.ws = await connect(self.url, max_size=2**20, open_timeout=5)
+                # The room this client is in (joined, or created): the same process as the
+                # room's other players, where the load balancer routes by room.
+                self.connected_url = self._url_for(self.room)
+                self.ws = await connect(self.connected_url, max_size=2**20, open_timeout=5)
                 await self._greet()
                 if self.room is not None and self.token is not None:
                     self._rejoin = {"type": "join", "room": self.room, "token": self.token}

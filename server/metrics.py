@@ -185,6 +185,12 @@ class Metrics:
             "Connections closed for too many failed joins, by limit (connection or address)",
             ["limit"],
         )
+        self.url_rooms = PlainCounter(
+            "kc_url_rooms",
+            "WebSocket connections by what their URL said about the room: none, a room code "
+            "(the load balancer routed them by it), or invalid",
+            ["kind"],
+        )
         self.registry.register(
             _Plain(
                 [
@@ -198,6 +204,7 @@ class Metrics:
                     self.messages,
                     self.failed_joins,
                     self.join_limited,
+                    self.url_rooms,
                 ]
             )
         )

@@ -27,6 +27,7 @@ from . import logs
 from .commands import POLICY_VIOLATION, Services, dispatch, refuse
 from .connection import Connection
 from .live_room import RoomConnection
+from .routing import room_in_url
 from .websocket import GameSocket
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,14 @@ class Sockets:
         conn.address = self._services.guard.address_of(ws)
         self._connections.add(conn)
         logs.bind(conn=conn.id)
-        log.info("connection opened", extra={"address": conn.address})
+        # The room the URL names routed this connection here (a load balancer's hint);
+        # nothing is decided by it: see server/routing.py.
+        kind, url_room = room_in_url(ws.request.path if ws.request is not None else "")
+        self._services.metrics.count(self._services.metrics.url_rooms, kind)
+        extra = {"address": conn.address}
+        if url_room is not None:
+            extra["url_room"] = url_room
+        log.info("connection opened", extra=extra)
         frames = _Frames(self._services, conn, self._handle_frame)
         try:
             ws.serve_messages(frames.serve, inline=self._services.store.inline)

@@ -190,7 +190,8 @@ async def run_bot(
     own = client is None
     if client is None:
         client = GameClient(config.url, config.name, reconnect=True)
-        await client.connect()
+        # A bot sent to a room by code names it in the URL: the room's own process.
+        await client.connect(room=config.room if config.mode == "join" else None)
     try:
         await enter(client, config, on_room or (lambda code: None))
         await lobby(client, config)

@@ -93,6 +93,12 @@ class Entry:
     decks: tuple[tuple[str, ...], ...] = ()
     dealer: int | None = None
 
+    @property
+    def known_room(self) -> str | None:
+        """The room this entry goes to when it is known before connecting (join and watch
+        by code): the connection names it in its URL (:meth:`GameClient.connect`)."""
+        return self.room if self.mode in ("join", "watch") else None
+
 
 @dataclass
 class _Seen:
@@ -739,8 +745,9 @@ async def amain(
     client = GameClient(args.url, args.name, reconnect=True)
     client.player = tokens.player(args.url)
     app = TerminalClient(client, write=out, style=style, tokens=tokens, fill=args.fill)
+    entry = entry_from(args)
     try:
-        await asyncio.wait_for(client.connect(), timeout=15)
+        await asyncio.wait_for(client.connect(room=entry.known_room), timeout=15)
     except (OSError, TimeoutError, ServerError) as exc:
         out(f"Cannot connect to {args.url}: {exc}")
         return 1
@@ -759,7 +766,7 @@ async def amain(
     with contextlib.suppress(ServerError, TimeoutError, ConnectionError):
         out(await app.profile())
     try:
-        await app.enter(entry_from(args))
+        await app.enter(entry)
     except (ServerError, TimeoutError, ConnectionError) as exc:
         out(f"Could not enter the room: {exc}")
         await client.close()

@@ -1,11 +1,14 @@
 // The WebSocket: opened at boot and again after every loss (with a growing delay), the
 // hello that names this player, and send(), which keeps messages until the server has
 // welcomed this connection. What the frames mean is for the modules app.js hands them to.
+// Each socket names the room it is for in its URL when this page knows it (/?room=CODE):
+// a load balancer routing by room then puts the room's players on one server process
+// (docs/protocol.md, "Transport").
 
 import { SPOKEN_VERSIONS, fallbackVersion as spokenFallback } from "./client.js";
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
-import { NAME, S, storage } from "./state.js";
+import { NAME, S, SESSION, storage } from "./state.js";
 import { banner } from "./toasts.js";
 
 // The protocol versions this client speaks are the client library's (client.js): it says
@@ -14,9 +17,23 @@ import { banner } from "./toasts.js";
 // What app.js does with each frame, and when the connection drops (see connect()).
 const handlers = { frame() {}, lost() {} };
 
-function wsUrl() {
+// A room code as the server writes them (the load balancer hashes exactly this).
+const ROOM_CODE = /^[A-Z0-9]{6}$/;
+
+/** The room the next socket is for, when this page knows it: the room it is in (also one
+ * it created, once the server named it), the seat this tab comes back to, or the room of
+ * the link the page was opened with; else null. */
+export function roomForUrl() {
+  const session = storage.get(sessionStorage, SESSION);
+  const saved = session && typeof session.room === "string" ? session.room : null;
+  const code = (S.room || saved || S.invite || "").toUpperCase();
+  return ROOM_CODE.test(code) ? code : null;
+}
+
+export function wsUrl() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  return `${scheme}://${location.host}/`;
+  const room = roomForUrl();
+  return `${scheme}://${location.host}/${room ? `?room=${room}` : ""}`;
 }
 
 export function currentName() {

@@ -6,9 +6,13 @@ interpolation, the Dockerfile's instructions, nginx's directives) and makes a
 :class:`Plan` of native processes from them, translating only what cannot be the same
 without containers:
 
-- a compose service name (``redis`` in ``REDIS_URL``, ``server-1`` in nginx's upstream)
-  becomes ``127.0.0.1`` and that service's native port; any other host name is refused
-  (:class:`Untranslatable`): natively, as in compose, nothing else would answer;
+- a service run ``deploy: replicas: N`` times (the game servers) is N native processes,
+  named as compose names their containers: ``server-1`` ... ``server-N``;
+- a compose service name (``redis`` in ``REDIS_URL``, ``server`` in nginx's upstream)
+  becomes ``127.0.0.1`` and that service's native port, or in nginx's upstream one
+  ``server`` line per replica (what Docker's DNS answers for a replicated service: every
+  replica's address); any other host name is refused (:class:`Untranslatable`): natively,
+  as in compose, nothing else would answer;
 - a container's own port (``--port 8000``, ``http://127.0.0.1:8000/readyz`` in a health
   check, ``listen 80``) becomes its native port, and ``--host 0.0.0.0`` loopback;
 - ``KC_TRUSTED_PROXIES`` must cover the compose network (Docker's default address pools,
@@ -364,20 +368,50 @@ def check_health(dockerfile: Dockerfile, server: dict[str, Any]) -> None:
         )
 
 
-def check_nginx(conf: Directive, servers: list[str]) -> None:
-    """nginx proxies to every replica, retries a failed connection on another one, passes
-    the client's address on, and keeps ``/metrics`` inside."""
+#: What deploy/nginx.conf keys the routing by room on, and how (docs/protocol.md, "Transport").
+ROOM_HASH = ["$arg_room", "consistent"]
+
+
+def check_nginx(conf: Directive, servers: list[str]) -> list[str]:
+    """nginx proxies to every replica, a WebSocket that names its room by a consistent hash
+    of the room (anything else by least_conn), retries a failed connection on another
+    replica, passes the client's address on, and keeps ``/metrics`` inside. Returns the
+    names of the upstream groups."""
     (http,) = conf.find("http")
-    (upstream,) = http.find("upstream")
-    named = sorted(d.args[0].rpartition(":")[0] for d in upstream.find("server"))
-    if named != sorted(servers):
-        raise Untranslatable(f"nginx's upstream names {named}, compose runs {sorted(servers)}")
+    upstreams = {d.args[0]: d for d in http.find("upstream")}
+    if not upstreams:
+        raise Untranslatable("deploy/nginx.conf has no upstream")
+    for group, upstream in upstreams.items():
+        named = sorted(d.args[0].rpartition(":")[0] for d in upstream.find("server"))
+        if named != sorted(servers):
+            raise Untranslatable(
+                f"nginx's upstream {group} names {named}, compose runs {sorted(servers)}"
+            )
+    hashed = [g for g, u in upstreams.items() if u.value("hash") == ROOM_HASH]
+    spread = [g for g, u in upstreams.items() if u.find("least_conn")]
+    if len(hashed) != 1 or len(spread) != 1:
+        raise Untranslatable(
+            "deploy/nginx.conf needs one upstream balanced by `hash $arg_room consistent` "
+            f"(has {hashed}) and one by `least_conn` (has {spread}): a room on one process"
+        )
     (server,) = http.find("server")
     root = server.find("location", "/")
     if len(root) != 1:
         raise Untranslatable("deploy/nginx.conf has no `location /`")
     (location,) = root
-    if location.value("proxy_pass") != [f"http://{upstream.args[0]}"]:
+    target = (location.value("proxy_pass") or [""])[0]
+    if target.startswith("http://$"):
+        variable = target.removeprefix("http://")
+        maps = [m for m in http.find("map") if m.args[1:] == [variable]]
+        if len(maps) != 1 or (maps[0].args[0] != "$arg_room"):
+            raise Untranslatable(f"nginx's `location /` proxies to {target}: no map of $arg_room")
+        choices = {d.name: d.args[0] for d in maps[0].block or []}
+        if choices.get("default") != spread[0] or set(choices.values()) != {*hashed, *spread}:
+            raise Untranslatable(
+                f"nginx's map of $arg_room chooses {choices}: by default {spread[0]}, "
+                f"else {hashed[0]}"
+            )
+    elif target != f"http://{spread[0]}":
         raise Untranslatable("nginx's `location /` does not proxy to the upstream")
     retry = location.value("proxy_next_upstream") or ["error", "timeout"]  # nginx's default
     if "off" in retry or not {"error", "timeout"} <= set(retry):
@@ -397,6 +431,7 @@ def check_nginx(conf: Directive, servers: list[str]) -> None:
     answer = metrics[0].value("return") or []
     if not answer or not 400 <= int(answer[0]) < 500:
         raise Untranslatable(f"nginx's /metrics answers {answer}, not a refusal")
+    return sorted(upstreams)
 
 
 def check(directory: Path = ROOT) -> None:
@@ -451,51 +486,100 @@ class Plan:
         return done
 
 
-def _depends(service: dict[str, Any]) -> list[str]:
+def replicas_of(service: dict[str, Any]) -> int | None:
+    """A service's ``deploy: replicas:`` (None when it has none: one container, named as
+    the service). Compose's ``scale:`` is refused: one way to say it."""
+    if "scale" in service:
+        raise Untranslatable("`scale:` in docker-compose.yml: say `deploy: replicas:` instead")
+    count = (service.get("deploy") or {}).get("replicas")
+    if count is None:
+        return None
+    if not isinstance(count, int) or count < 1:
+        raise Untranslatable(f"deploy: replicas: {count!r} is no number of replicas")
+    return count
+
+
+def native_names(name: str, service: dict[str, Any]) -> list[str]:
+    """The processes of one compose service: ``name``, or for ``deploy: replicas: N`` the
+    names compose gives the containers, ``name-1`` ... ``name-N``."""
+    count = replicas_of(service)
+    return [name] if count is None else [f"{name}-{i}" for i in range(1, count + 1)]
+
+
+def services_of(directory: Path = ROOT) -> list[str]:
+    """The native processes the compose file in ``directory`` runs (replicas expanded,
+    profiles left out), for the ports a deployment needs before its :func:`plan`."""
+    compose = load_compose((directory / "docker-compose.yml").read_text())
+    running = {n: s for n, s in compose.items() if not s.get("profiles")}
+    return [native for n, s in running.items() for native in native_names(n, s)]
+
+
+def _depends(service: dict[str, Any], replicas: dict[str, list[str]]) -> list[str]:
+    """The processes a service waits for: every replica of each service it depends on
+    (compose waits until all of them are healthy)."""
     raw = service.get("depends_on") or []
     if isinstance(raw, dict):
         for name, how in raw.items():
             condition = (how or {}).get("condition", "service_started")
             if condition != "service_healthy":
                 raise Untranslatable(f"depends_on {name}: {condition} (only service_healthy)")
-        return list(raw)
-    return [str(name) for name in raw]
+    names = [str(name) for name in raw]
+    return [native for name in names for native in replicas.get(name, [name])]
 
 
 class _Hosts:
     """Compose service names and container ports, and their native ports."""
 
-    def __init__(self, ports: dict[tuple[str, int], int]) -> None:
+    def __init__(
+        self, ports: dict[tuple[str, int], int], replicas: dict[str, list[str]] | None = None
+    ) -> None:
+        #: Native port of each process (a replica's native name) and container port.
         self.ports = ports
+        #: The processes a compose service name stands for (Docker's DNS: every replica).
+        self.replicas = replicas or {}
 
     def port(self, service: str, container: int) -> int:
         return self.ports.get((service, container), 0)
 
     def url(self, service: str, variable: str, value: str) -> str:
         """``value`` (a URL in ``service``'s settings) with a compose host name, or the
-        container itself, made ``127.0.0.1`` and the native port."""
+        container itself, made ``127.0.0.1`` and the native port. A name of several
+        replicas is refused here: which one answers would be Docker's choice."""
+        found = self.urls(service, variable, value)
+        if len(found) != 1:
+            raise Untranslatable(
+                f"{variable}={value!r} of {service} names a service of {len(found)} replicas"
+            )
+        return found[0]
+
+    def urls(self, service: str, variable: str, value: str) -> list[str]:
+        """``value`` made native for each process its host name stands for: the container
+        itself (``127.0.0.1``), or every replica of the compose service it names."""
         parts = urlsplit(value)
         host = parts.hostname or ""
-        target = service if host in ("127.0.0.1", "localhost") else host
-        if target not in {name for name, _ in self.ports}:
+        targets = [service] if host in ("127.0.0.1", "localhost") else self.replicas.get(host)
+        if not targets or any(t not in {name for name, _ in self.ports} for t in targets):
             raise Untranslatable(
                 f"{variable}={value!r} of {service} names the host {host!r}, which is no "
                 "service of docker-compose.yml: nothing there would answer"
             )
         default = {"redis": 6379, "rediss": 6379, "http": 80, "ws": 80}.get(parts.scheme, 0)
         container = parts.port or default
-        if (target, container) not in self.ports:
-            known = sorted(c for n, c in self.ports if n == target)
-            raise Untranslatable(
-                f"{variable}={value!r} of {service} asks port {container} of {target}, "
-                f"which listens on {known}"
-            )
-        credentials = parts.username or ""
-        if parts.password:
-            credentials += f":{parts.password}"
-        netloc = f"{credentials}@" if credentials else ""
-        netloc += f"127.0.0.1:{self.ports[(target, container)]}"
-        return urlunsplit(parts._replace(netloc=netloc))
+        out = []
+        for target in targets:
+            if (target, container) not in self.ports:
+                known = sorted(c for n, c in self.ports if n == target)
+                raise Untranslatable(
+                    f"{variable}={value!r} of {service} asks port {container} of {host}, "
+                    f"which listens on {known}"
+                )
+            credentials = parts.username or ""
+            if parts.password:
+                credentials += f":{parts.password}"
+            netloc = f"{credentials}@" if credentials else ""
+            netloc += f"127.0.0.1:{self.ports[(target, container)]}"
+            out.append(urlunsplit(parts._replace(netloc=netloc)))
+        return out
 
 
 def _container_port(service: dict[str, Any], default: int) -> int:
@@ -570,14 +654,30 @@ def plan(
         for n, s in running.items()
         if kinds[n] != "worker"
     }
-    hosts = _Hosts({(n, container[n]): ports.get(n, 0) for n in container})
+    replicas = {n: native_names(n, s) for n, s in running.items()}
+    single = sorted(
+        n
+        for n, s in running.items()
+        if kinds[n] in ("redis", "nginx") and n in replicas and replicas_of(s) is not None
+    )
+    if single:
+        raise Untranslatable(
+            f"{single} run as replicas: one Redis and one nginx are the deployment"
+        )
+    hosts = _Hosts(
+        {(native, container[n]): ports.get(native, 0) for n in container for native in replicas[n]},
+        replicas,
+    )
     extra = extra_env or {}
     out: dict[str, Native] = {}
-    for name, service in running.items():
-        kind, port = kinds[name], ports.get(name, 0)
+    expanded = [(native, n, s) for n, s in running.items() for native in replicas[n]]
+    for name, of, service in expanded:
+        kind, port = kinds[of], ports.get(name, 0)
         check_ = service.get("healthcheck") or {}
         if kind == "worker":
-            out[name] = _worker(name, service, image, hosts, python, data, extra, entrypoint)
+            out[name] = _worker(
+                name, service, image, hosts, python, data, extra, entrypoint, replicas
+            )
             continue
         test = command_of(check_.get("test"))
         if not test or test[0] != "CMD":
@@ -592,7 +692,7 @@ def plan(
             health=[],
             health_timeout=seconds(check_.get("timeout"), 30),
             health_deadline=deadline,
-            after=_depends(service),
+            after=_depends(service, replicas),
             port=port,
         )
         if kind == "redis":
@@ -648,9 +748,31 @@ def plan(
     conf = load_nginx(conf_text)
     check_nginx(conf, servers)
     rendered = render_nginx_conf(conf_text, hosts, container[proxy], ports.get(proxy, 0), ipv6)
-    image_health = {n: _health(image.healthcheck, hosts, n, python) for n in servers}
+    image_health = {
+        native: _health(image.healthcheck, hosts, native, python)
+        for n in servers
+        for native in replicas[n]
+    }
     command = command_of(running[redis_names[0]].get("command"))
     return Plan(out, rendered, image_health, command[command.index("--maxmemory") + 1])
+
+
+def native_nginx_conf(servers: list[int], listen: int, directory: Path = ROOT) -> str:
+    """The nginx.conf docker-compose.yml mounts, rendered as :func:`plan` renders it for
+    game servers already running natively on the loopback ``servers`` ports (the replicas
+    of the compose file's game server service, whatever their number there), nginx
+    listening on ``listen``: what ``benchmarks/routing.py`` measures behind."""
+    compose = load_compose((directory / "docker-compose.yml").read_text())
+    running = {n: s for n, s in compose.items() if not s.get("profiles")}
+    built = [n for n, s in running.items() if s.get("build") is not None]
+    (server,) = [n for n in built if command_of(running[n].get("command"))[:1] != ["worker"]]
+    (proxy,) = [n for n, s in running.items() if "nginx" in str(s.get("image", ""))]
+    container = _container_port(running[server], 8000)
+    natives = [f"{server}-{i}" for i in range(1, len(servers) + 1)]
+    ports = {(native, container): port for native, port in zip(natives, servers, strict=True)}
+    hosts = _Hosts(ports, {server: natives})
+    text = _nginx_text(directory, running[proxy])
+    return render_nginx_conf(text, hosts, _container_port(running[proxy], 80), listen, False)
 
 
 def _worker(
@@ -662,6 +784,7 @@ def _worker(
     data: Path,
     extra: dict[str, str],
     entrypoint: str | None,
+    replicas: dict[str, list[str]],
 ) -> Native:
     """A review worker (``kings-corner worker``): the image's entrypoint with the compose
     command, the compose environment with its URLs made native. It serves no HTTP and has
@@ -693,7 +816,7 @@ def _worker(
         health=[],
         health_timeout=0.0,
         health_deadline=0.0,
-        after=_depends(service),
+        after=_depends(service, replicas),
         port=0,
     )
     if entrypoint is not None:
@@ -756,22 +879,25 @@ def substitute(text: str, old: str, new: str) -> str:
 def render_nginx_conf(text: str, hosts: _Hosts, container: int, listen: int, ipv6: bool) -> str:
     """deploy/nginx.conf for this machine: only these lines change.
 
-    - ``server NAME:PORT resolve ...`` in the upstream: a compose service's name and port
-      become ``127.0.0.1`` and its native port, and ``resolve`` goes (open-source nginx
-      takes it in an upstream only from 1.27.3, and an address needs no resolving). The
-      ``resolver`` lines stay: nginx asks a resolver only for names it resolves at run
-      time, of which none are left.
+    - ``server NAME:PORT resolve ...`` in an upstream: a compose service's name and port
+      become ``127.0.0.1`` and its native port, one line per replica (Docker's DNS answers
+      a replicated service's name with every replica's address), and ``resolve`` goes
+      (open-source nginx takes it in an upstream only from 1.27.3, and an address needs no
+      resolving). The ``resolver`` lines stay: nginx asks a resolver only for names it
+      resolves at run time, of which none are left.
     - ``listen PORT;`` (the container's port) becomes ``listen 127.0.0.1:PORT;``, and
       ``listen [::]:PORT;`` becomes ``listen [::1]:PORT;``, or goes without IPv6.
     - ``http {`` is followed by the ``*_temp_path`` lines an unprivileged nginx needs.
     """
 
     def upstream(match: re.Match[str]) -> str:
-        name, port = match.group(1), int(match.group(2))
-        url = hosts.url("nginx", "upstream server", f"http://{name}:{port}/")
-        return f"server {urlsplit(url).netloc} "
+        indent, name, port, rest = match.group(1, 2, 3, 4)
+        urls = hosts.urls("nginx", "upstream server", f"http://{name}:{port}/")
+        return "".join(f"{indent}server {urlsplit(url).netloc} {rest}\n" for url in urls)
 
-    text, count = re.subn(r"server ([A-Za-z][\w.-]*):(\d+) resolve ", upstream, text)
+    text, count = re.subn(
+        r"^( *)server ([A-Za-z][\w.-]*):(\d+) resolve ([^;\n]*;)\n", upstream, text, flags=re.M
+    )
     if not count:
         raise Untranslatable("deploy/nginx.conf: no `server NAME:PORT resolve` upstream lines")
     text = substitute(

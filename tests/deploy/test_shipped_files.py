@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.compose import ROOT, Untranslatable, check, plan
+from tests.deploy.compose import ROOT, Untranslatable, check, plan, services_of
 
 SHIPPED = ("docker-compose.yml", "Dockerfile", "deploy/nginx.conf")
 
@@ -90,11 +90,39 @@ BREAKAGES = [
         "X-Forwarded-For",
     ),
     (
-        "one replica left out of nginx's upstream",
+        "nginx's rooms upstream naming a host compose does not run",
         "deploy/nginx.conf",
-        "        server server-2:8000 resolve max_fails=2 fail_timeout=10s;\n",
-        "",
-        "upstream names",
+        "        hash $arg_room consistent;\n        server server:8000",
+        "        hash $arg_room consistent;\n        server server-2:8000",
+        "upstream kings_corner_rooms names ['server-2'], compose runs ['server']",
+    ),
+    (
+        "nginx no longer routes by room",
+        "deploy/nginx.conf",
+        "        hash $arg_room consistent;\n",
+        "        least_conn;\n",
+        "one upstream balanced by `hash $arg_room consistent`",
+    ),
+    (
+        "nginx's WebSockets bypass the choice by room",
+        "deploy/nginx.conf",
+        "proxy_pass http://$kings_corner_group;",
+        "proxy_pass http://kings_corner_rooms;",
+        "does not proxy to the upstream",
+    ),
+    (
+        "nginx hashing every request, room or not",
+        "deploy/nginx.conf",
+        "        default              kings_corner;\n",
+        "        default              kings_corner_rooms;\n",
+        "map of $arg_room chooses",
+    ),
+    (
+        "no game server replica",
+        "docker-compose.yml",
+        "      replicas: 2\n",
+        "      replicas: 0\n",
+        "is no number of replicas",
     ),
     (
         "Redis without a memory limit",
@@ -194,6 +222,13 @@ def test_a_broken_deployment_is_refused(
 def test_the_plan_runs_the_compose_settings_natively(tmp_path: Path) -> None:
     """What the deploy test starts is what compose starts, names and ports made local."""
     ports = {"redis": 7001, "server-1": 7002, "server-2": 7003, "nginx": 7004}
+    assert services_of(ROOT) == [
+        "redis",
+        "server-1",
+        "server-2",
+        "worker",
+        "nginx",
+    ]
     made = plan(copy_of_shipped(tmp_path), ports, tmp_path / "data", python="PY")
     assert made.order.index("redis") < made.order.index("server-1") < made.order.index("nginx")
     redis = made.services["redis"]
@@ -223,7 +258,8 @@ def test_the_plan_runs_the_compose_settings_natively(tmp_path: Path) -> None:
         "7003",
     ]
     assert server.env["REDIS_URL"] == "redis://127.0.0.1:7001/0"
-    assert server.env["KC_PROCESS_ID"] == "server-2"
+    # Every replica names itself (a random id at each start): none is set for it.
+    assert "KC_PROCESS_ID" not in server.env
     assert server.env["KC_TRUSTED_PROXIES"].split(",") == [
         "127.0.0.1",
         "10.0.0.0/8",
@@ -235,7 +271,11 @@ def test_the_plan_runs_the_compose_settings_natively(tmp_path: Path) -> None:
     assert made.image_health["server-2"] == server.health
     assert made.services["nginx"].after == ["server-1", "server-2"]
     assert made.services["nginx"].health[-1] == "http://127.0.0.1:7004/nginx-health"
-    assert "server 127.0.0.1:7002 max_fails=2" in made.nginx_conf
+    # Both upstream groups (by room, by connection) name every replica, as Docker's DNS
+    # would answer for the service `server`.
+    for port in (7002, 7003):
+        assert made.nginx_conf.count(f"server 127.0.0.1:{port} max_fails=2") == 2
+    assert not re.search(r"^\s*server .* resolve", made.nginx_conf, re.M)
     assert "listen 127.0.0.1:7004;" in made.nginx_conf
     assert "prometheus" not in made.services  # a profile of its own, as compose has it
     worker = made.services["worker"]  # the review tier: no port, no health check

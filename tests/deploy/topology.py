@@ -449,7 +449,9 @@ class Deployment:
     ) -> None:
         self.directory = directory
         self.ipv6 = ipv6_available()
-        names = ["redis", "server-1", "server-2"]
+        # Every process but nginx and the worker (no port) on a loopback port of its own;
+        # the game servers are the compose file's replicas (server-1 ... server-N).
+        names = [n for n in compose.services_of(source) if n not in ("nginx", "worker")]
         hosts = ("127.0.0.1", "::1") if self.ipv6 else ("127.0.0.1",)
         ports = dict(zip(names, free_ports(len(names)), strict=True))
         (ports["nginx"],) = free_ports(1, hosts)
@@ -470,7 +472,7 @@ class Deployment:
         self.redis = Redis(directory, natives["redis"])
         self.servers = [
             Server(directory, natives[name], self.plan.image_health[name])
-            for name in ("server-1", "server-2")
+            for name in sorted(self.plan.image_health, key=lambda n: (len(n), n))
         ]
         self.nginx = Nginx(directory, natives["nginx"], self.plan.nginx_conf, self.ipv6)
         self.worker = Worker(directory, natives["worker"])

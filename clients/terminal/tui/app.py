@@ -83,7 +83,8 @@ class KingsCornerApp(App[int]):
             return
         if self.client.ws is None:
             try:
-                await asyncio.wait_for(self.client.connect(), timeout=15)
+                room = self.entry.known_room if self.entry is not None else None
+                await asyncio.wait_for(self.client.connect(room=room), timeout=15)
             except (OSError, TimeoutError, ServerError) as exc:
                 self.notes.append(f"Cannot connect to {self.client.url}: {exc}")
                 self.exit(1, return_code=1)
