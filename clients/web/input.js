@@ -120,6 +120,49 @@ function endDrag(event, cancelled) {
   if (pile && !(dragged.source.kind === "pile" && dragged.source.pile === pile)) choosePile(pile);
 }
 
+// --- taps ----------------------------------------------------------------------------------
+
+/** A card tapped or clicked (``keyboard``: with Enter or Space). */
+function tapCard(card, keyboard) {
+  selectCard(card);
+  if (keyboard && S.sel) focusTarget();
+}
+
+function tapPile(pile, keyboard) {
+  const done = choosePile(pile);
+  if (keyboard && done === "acted") focusHand();
+  else if (keyboard && done === "selected") focusTarget();
+}
+
+// A render draws the hand and the piles afresh: a patch that comes between the press and the
+// release of a tap (the answer to the card just played, a bot's move) replaces the pressed
+// button, and the browser sends no click for a press and a release on different nodes. Such
+// a tap, released on the button that now shows the same card or pile, is made here.
+let press = null;
+
+function onPress(event) {
+  const node = event.button === 0 ? event.target.closest("[data-card], [data-pile]") : null;
+  press = node ? { node, id: event.pointerId } : null;
+}
+
+function onRelease(event) {
+  const pressed = press;
+  press = null;
+  if (!pressed || event.pointerId !== pressed.id || pressed.node.isConnected) return;
+  if (S.suppressClick) return; // a drag, or a tap already made
+  const hit = document.elementFromPoint(event.clientX, event.clientY);
+  const { card, pile } = pressed.node.dataset;
+  const node = hit && hit.closest(card ? "#hand [data-card]" : "#board [data-pile]");
+  if (!node || (card ? node.dataset.card !== card : node.dataset.pile !== pile)) return;
+  // Should a click come after all (on another browser), it is not taken twice.
+  S.suppressClick = true;
+  setTimeout(() => {
+    S.suppressClick = false;
+  }, 0);
+  if (card) tapCard(card, false);
+  else tapPile(pile, false);
+}
+
 // --- keys for the turn's actions --------------------------------------------------------------
 
 /** Whether the table's own keys apply: it shows, and the focus is on it (or nowhere), not
@@ -149,19 +192,22 @@ export function wireInput() {
   window.addEventListener("pointermove", onPointerMove);
   window.addEventListener("pointerup", (event) => endDrag(event, false));
   window.addEventListener("pointercancel", (event) => endDrag(event, true));
+  window.addEventListener("pointerup", onRelease); // after endDrag: a drag is no tap
+  window.addEventListener("pointercancel", () => {
+    press = null;
+  });
+  $("board").addEventListener("pointerdown", onPress);
+  $("hand").addEventListener("pointerdown", onPress);
   $("board").addEventListener("click", (event) => {
     const pile = event.target.closest("[data-pile]");
     if (!pile || S.suppressClick) return;
-    const done = choosePile(pile.dataset.pile);
     // event.detail is 0 for a click made with Enter or Space: keep the keyboard moving.
-    if (event.detail === 0 && done === "acted") focusHand();
-    else if (event.detail === 0 && done === "selected") focusTarget();
+    tapPile(pile.dataset.pile, event.detail === 0);
   });
   $("hand").addEventListener("click", (event) => {
     const card = event.target.closest("[data-card]");
     if (!card || S.suppressClick) return;
-    selectCard(card.dataset.card);
-    if (event.detail === 0 && S.sel) focusTarget();
+    tapCard(card.dataset.card, event.detail === 0);
   });
   $("end-turn").addEventListener("click", endTurn);
   $("draw-card").addEventListener("click", drawCard);
