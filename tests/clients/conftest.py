@@ -11,8 +11,10 @@ from tests.server.conftest import test_settings
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[GameServer]:
-    game = await start_server(test_settings())
+async def server(request: pytest.FixtureRequest) -> AsyncIterator[GameServer]:
+    """``@pytest.mark.settings(name=value, ...)`` on a test starts it with those changed."""
+    marker = request.node.get_closest_marker("settings")
+    game = await start_server(test_settings(**(marker.kwargs if marker else {})))
     yield game
     await game.shutdown()
 

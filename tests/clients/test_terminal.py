@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from clients.net import GameClient
 from clients.terminal.app import Entry, TerminalClient, amain
 from clients.terminal.render import action_label, describe
@@ -51,6 +53,10 @@ def mine(c: GameClient) -> bool:
     return game is not None and (game["phase"] != "playing" or bool(game.get("legal")))
 
 
+# The bot's moves come from threads of the server: a server's first bot decision otherwise
+# waits for its worker processes to start (a fork server and three interpreters), which beside
+# busy processes took longer than the test waits for a move (the bot may move first).
+@pytest.mark.settings(bot_workers=0)
 async def test_terminal_plays_moves_by_number_text_and_words(url: str, tmp_path: Path) -> None:
     screen = Screen()
     tokens = TokenFile(tmp_path / "tokens.json")
