@@ -38,6 +38,11 @@ Frame = dict[str, Any]
 SPOKEN_VERSIONS = (PROTOCOL_VERSION, 1)
 
 
+#: The refusals of a frame the server did not read (so they carry no ``seq``): the answer
+#: to the request that frame was, :meth:`GameClient.act` included.
+UNREAD_REFUSALS = frozenset({"rate_limited", "bad_message"})
+
+
 def room_url(url: str, room: str | None) -> str:
     """``url`` with its ``room`` query parameter set to ``room`` (upper case, as the server
     writes codes and the load balancer hashes them), or removed when ``room`` is None; the
@@ -302,13 +307,20 @@ class GameClient:
         await self._send(message)
         return await self._wait_from(start, lambda f: f["type"] == reply, timeout)
 
-    async def _wait_from(self, start: int, match: Callable[[Frame], bool], timeout: float) -> Frame:
+    async def _wait_from(
+        self,
+        start: int,
+        match: Callable[[Frame], bool],
+        timeout: float,
+        *,
+        raise_errors: bool = True,
+    ) -> Frame:
         async with asyncio.timeout(timeout), self._changed:
             while True:
                 for frame in self.frames[start:]:
                     if match(frame):
                         return frame
-                    if frame["type"] == "error":
+                    if raise_errors and frame["type"] == "error":
                         raise ServerError(frame)
                 if self.close_code is not None and not self.reconnect:
                     raise ConnectionError(f"connection closed ({self.close_code})")
@@ -376,8 +388,15 @@ class GameClient:
             start, lambda f: self.game is not None and f["type"] in ("patch", "snapshot"), 10
         )
 
-    async def act(self, action: Frame | str) -> Frame:
-        """Send an action (wire dict, or text like ``7H>N``) and wait for its patch."""
+    async def act(self, action: Frame | str, timeout: float = 10.0) -> Frame:
+        """Send an action (wire dict, or text like ``7H>N``) and return its answer: the
+        ``patch`` carrying it, or the ``error`` frame refusing it, whatever the code (it
+        never raises :class:`ServerError`). The answer is the frame with this action's
+        ``seq``, or an ``error`` without ``seq`` of code ``rate_limited`` or ``bad_message``
+        (the server refused the frame unread, so it could not echo the ``seq``).
+
+        ``timeout`` is in seconds: no answer by then raises ``TimeoutError``; a connection
+        closed meanwhile (without ``reconnect``) raises ``ConnectionError``."""
         if isinstance(action, str):
             from protocol.engine import action_from_text
 
@@ -387,10 +406,14 @@ class GameClient:
         await self._send({"type": "act", "seq": seq, "action": action})
 
         def answered(frame: Frame) -> bool:
-            return frame.get("seq") == seq and frame["type"] in ("patch", "error")
+            if frame["type"] not in ("patch", "error"):
+                return False
+            if frame.get("seq") == seq:
+                return True
+            unread = frame["type"] == "error" and frame.get("seq") is None
+            return unread and frame["code"] in UNREAD_REFUSALS
 
-        frame = await self._wait_from(start, answered, 10)
-        return frame
+        return await self._wait_from(start, answered, timeout, raise_errors=False)
 
     @property
     def game(self) -> dict[str, Any] | None:

@@ -12,6 +12,10 @@ export const SPOKEN_VERSIONS = [2, 1];
 
 const PILES = new Set(["N", "E", "S", "W", "NE", "SE", "SW", "NW"]);
 
+/** The refusals of a frame the server did not read, so they carry no `seq`: the answer to
+ * the request that frame was (`act` included). */
+export const UNREAD_REFUSALS = new Set(["rate_limited", "bad_message"]);
+
 /** After ``unsupported_version``: the newest version spoken here among the server's
  * ``supported`` ones, or null when there is none (or it is the one just refused). */
 export function fallbackVersion(supported, refused) {
@@ -82,6 +86,10 @@ export class Client {
     this.waiters = new Set();
     this.seq = 0;
     this.ws = null;
+    /** The protocol version the welcome settled (`welcome.version`; 0 before). */
+    this.protocol = 0;
+    /** The close code once the connection is closed (null while open). */
+    this.closeCode = null;
   }
 
   get doc() {
@@ -97,10 +105,19 @@ export class Client {
     return Boolean(game && game.phase === "playing" && game.legal && game.legal.length);
   }
 
-  /** Open the connection and say hello; resolves with the `welcome`. */
+  /** Open the connection and say hello; resolves with the `welcome` (its `version`, the
+   * protocol version this connection is served in, is kept as `protocol`). */
   async connect() {
+    if (typeof WebSocket !== "function") {
+      throw new Error("no WebSocket here: use Node.js 22 or later, or Node.js 20 with --experimental-websocket");
+    }
     this.ws = new WebSocket(this.url);
+    this.closeCode = null;
     this.ws.addEventListener("message", (event) => this.take(JSON.parse(event.data)));
+    this.ws.addEventListener("close", (event) => {
+      this.closeCode = event.code || 1006;
+      for (const waiter of [...this.waiters]) waiter(null);
+    });
     await new Promise((resolve, reject) => {
       this.ws.addEventListener("open", resolve, { once: true });
       this.ws.addEventListener("error", reject, { once: true });
@@ -113,6 +130,7 @@ export class Client {
       const frame = await this.next((f) => f.type === "welcome" || f.type === "error");
       if (frame.type === "welcome") {
         this.player = frame.player;
+        this.protocol = frame.version;
         return frame;
       }
       const older = frame.code === "unsupported_version" && fallbackVersion(frame.params.supported, version);
@@ -133,17 +151,21 @@ export class Client {
     for (const waiter of [...this.waiters]) waiter(frame);
   }
 
-  /** The next frame for which `match(frame)` holds (rejects after `timeout` ms). */
+  /** The next frame for which `match(frame)` holds. `timeout` is in milliseconds: it
+   * rejects after that, and at once when the connection closes. */
   next(match, timeout = 10000) {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => done(null), timeout);
-      const done = (frame) => {
+      const timer = setTimeout(() => done(null, "no such frame in time"), timeout);
+      const done = (frame, why) => {
         clearTimeout(timer);
         this.waiters.delete(waiter);
         if (frame) resolve(frame);
-        else reject(new Error("no such frame in time"));
+        else reject(new Error(why));
       };
-      const waiter = (frame) => match(frame) && done(frame);
+      // null: the connection closed (see connect).
+      const waiter = (frame) =>
+        frame === null ? done(null, `connection closed (${this.closeCode})`) : match(frame) && done(frame);
+      if (this.closeCode !== null && this.ws) return done(null, `connection closed (${this.closeCode})`);
       this.waiters.add(waiter);
     });
   }
@@ -173,13 +195,18 @@ export class Client {
   }
 
   /** Send an action (text such as `7H>N`, or the wire object); resolves with its answer:
-   * the `patch` that carries it or the `error` that refuses it. */
-  act(action) {
+   * the `patch` that carries it or the `error` that refuses it, whatever the code (never
+   * rejects for a refusal). The answer is the frame with this action's `seq`, or an `error`
+   * without `seq` of a code in UNREAD_REFUSALS (`rate_limited`, `bad_message`: the frame
+   * was refused unread). Rejects after `timeout` milliseconds, or when the connection
+   * closes first. */
+  act(action, timeout = 10000) {
     this.seq += 1;
     const seq = this.seq;
     const wire = typeof action === "string" ? actionFromText(action) : action;
     this.send({ type: "act", seq, action: wire });
-    return this.next((f) => f.seq === seq && (f.type === "patch" || f.type === "error"));
+    const unread = (f) => f.type === "error" && (f.seq === null || f.seq === undefined) && UNREAD_REFUSALS.has(f.code);
+    return this.next((f) => (f.seq === seq && (f.type === "patch" || f.type === "error")) || unread(f), timeout);
   }
 
   close() {
