@@ -39,6 +39,10 @@ ROOM_OPTIONS_JS = (
 )
 #: Every language's texts as the web client imports them (clients/web/i18n.js).
 TEXTS_JS = web_module()
+#: The JavaScript library's files (docs/client-library.md): served to any origin, so a page
+#: elsewhere can ``import { Client } from "http://HOST:PORT/client.js"`` (client.js imports
+#: patch.js beside it). The web client's other files are for its own pages only.
+LIBRARY_FILES = frozenset({"/client.js", "/patch.js"})
 #: Longest request path (with its query) served; longer ones get 404 without a look.
 _MAX_PATH = 1024
 #: Request headers read here that must come at most once (admin checks its own).
@@ -120,7 +124,8 @@ def static(path: str) -> Response:
         target = (WEB_ROOT / path.lstrip("/")).resolve()
         if WEB_ROOT in target.parents and target.is_file():
             kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-            return response(HTTPStatus.OK, target.read_bytes(), kind)
+            shared = path in LIBRARY_FILES
+            return response(HTTPStatus.OK, target.read_bytes(), kind, any_origin=shared)
     except (OSError, ValueError) as exc:  # e.g. a name longer than the file system takes
         log.info("HTTP path not served: %s", type(exc).__name__)
     return response(HTTPStatus.NOT_FOUND, "not found\n", "text/plain")
@@ -137,8 +142,11 @@ def _malformed(request: Request) -> str | None:
     return None
 
 
-def response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
-    """An HTTP answer with one ``charset`` on text, never cached, never sniffed."""
+def response(
+    status: HTTPStatus, body: str | bytes, kind: str, *, any_origin: bool = False
+) -> Response:
+    """An HTTP answer with one ``charset`` on text, never cached, never sniffed; with
+    ``any_origin``, readable by pages of any origin (``Access-Control-Allow-Origin: *``)."""
     data = body.encode() if isinstance(body, str) else body
     textual = kind.startswith("text/") or kind.endswith(("json", "javascript"))
     if textual and "charset=" not in kind:
@@ -151,4 +159,6 @@ def response(status: HTTPStatus, body: str | bytes, kind: str) -> Response:
             ("X-Content-Type-Options", "nosniff"),
         ]
     )
+    if any_origin:
+        headers["Access-Control-Allow-Origin"] = "*"
     return Response(status.value, status.phrase, headers, data)
