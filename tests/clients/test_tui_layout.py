@@ -10,7 +10,7 @@ from clients.terminal.app import Entry
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.look import Look, can_show_symbols, look_for
-from tests.clients.tui_driver import one_turn_deck, save, server, shows
+from tests.clients.tui_driver import one_turn_deck, save, screen_text, server, shows, until
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
 
@@ -59,6 +59,9 @@ async def test_the_table_fits_80_by_24_and_grows_with_the_terminal(
 
         # Bigger: the side panes widen, the log shows more.
         await pilot.resize_terminal(140, 40)
+        # The resize is a message to the app: until it is laid out again, the screen is the
+        # 80 by 24 one, which shows "▸8 N" too.
+        await until(pilot, lambda: len(screen_text(app).splitlines()) == 40, what="40 rows")
         screen = await shows(pilot, "▸8 N")
         lines = screen.rstrip("\n").split("\n")
         assert len(lines) == 40 and max(len(line) for line in lines) > 100
