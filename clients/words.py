@@ -95,7 +95,12 @@ def describe_event(
     if ev == "played":
         return words["played"].format(name=name, card=card(str(event["card"])), pile=event["pile"])
     if ev == "moved":
-        return words["moved"].format_map({"name": name, "from": event["from"], "to": event["to"]})
+        moved = {"name": name, "from": event["from"], "to": event["to"]}
+        if event.get("refill"):  # opening_refill: the stock's top card now on "from"
+            return words["moved_refill"].format_map({**moved, "card": card(str(event["refill"]))})
+        return words["moved"].format_map(moved)
+    if ev == "collected":  # scoring "corners": a corner completed king to ace, collected
+        return words["collected"].format(name=name, corner=event["corner"], n=event["total"])
     if ev == "took":
         count = int(event.get("count") or 1)
         return words["took" if count == 1 else "took_many"].format(name=name, n=count)

@@ -27,6 +27,9 @@ from clients.words import (
 from protocol.engine import CORNERS, SIDES
 from protocol.engine.cards import RANKS
 
+from .options import summary as options_summary
+from .variants import place_lines, refill_note
+
 Doc = Mapping[str, Any]
 
 SUIT_SYMBOLS = {"H": "♥", "D": "♦", "C": "♣", "S": "♠"}
@@ -153,6 +156,8 @@ def render_seats(doc: Doc, me: int | None) -> str:
             count = game["counts"][i]
             noun = "card " if count == 1 else "cards"
             line += f" {count:>2} {noun}   total {game['totals'][i]:>3}"
+            if game.get("collected") is not None:  # corners scoring
+                line += f"   corners {game['collected'][i]}"
         lines.append(line.rstrip())
     return "\n".join(lines)
 
@@ -226,6 +231,7 @@ def render_result(
     if game["phase"] == "finished" and game.get("winners") is not None:
         winners = " and ".join(seat_name(doc, i) for i in game["winners"])
         lines.append(f"Match over: {winners} won.")
+        lines.extend(place_lines(game, lambda i: seat_name(doc, i), style.lang))
         lines.extend(rating_lines(doc, me, style.lang))
     elif game["phase"] == "hand_over" and prompt:
         lines.append("The next hand is dealt shortly (type 'next' to deal it now).")
@@ -308,8 +314,9 @@ def error_line(frame: Mapping[str, Any], doc: Doc | None = None, style: Style = 
     return f"! {words} ({frame['code']})"
 
 
-def turn_line(doc: Doc, me: int | None) -> str:
-    """Whose turn it is, or what the room is waiting for."""
+def turn_line(doc: Doc, me: int | None, lang: str = "en") -> str:
+    """Whose turn it is (with the opening refill's window while it is open), or what the
+    room is waiting for."""
     game = doc.get("game")
     room = doc["room"]
     seats = room["seats"]
@@ -355,6 +362,9 @@ def turn_line(doc: Doc, me: int | None) -> str:
         text = "Your turn." + (" You have already moved." if game["moved"] else "")
     else:
         text = f"{seat_name(doc, game['turn'])}'s turn."
+    refill = refill_note(game, lang)
+    if refill is not None:
+        text = f"{text} {refill}"
     return f"{text} {away}" if away else text
 
 
@@ -377,15 +387,6 @@ def render(
     scores, the last log lines and, on the viewer's turn, the numbered legal actions."""
     room = doc["room"]
     game = doc.get("game")
-    opts = room["options"]
-    draws = "draw until playable" if opts["draw"] == "until_playable" else f"draw at {opts['draw']}"
-    variants = [f"target {opts['target']}", draws]
-    if opts.get("kings_first"):
-        variants.append("kings first")
-    if opts.get("turn_timer"):
-        variants.append(f"{opts['turn_timer']:g}s turns")
-    if opts.get("pace") == "fast":
-        variants.append("fast bots")
     phase = (game["phase"] if game is not None else room["phase"]).replace("_", " ")
     head = f"Room {room['code']} · {phase}"
     daily = daily_label(doc)
@@ -393,7 +394,7 @@ def render(
         head = f"{daily} · {head}"
     if game is not None:
         head += f" · hand {game['hand_no']}"
-    parts = [head + " · " + ", ".join(variants), render_seats(doc, me)]
+    parts = [head + " · " + options_summary(room["options"], style.lang), render_seats(doc, me)]
     if game is not None:
         parts.append(render_table(game, style))
         if "hand" in game:
@@ -403,7 +404,7 @@ def render(
             parts.append(render_result(doc, style, me=me))
     if log:
         parts.append("Log:\n" + render_log(log, doc, style))
-    status = turn_line(doc, me)
+    status = turn_line(doc, me, style.lang)
     if status:
         parts.append(status)
     legal = game.get("legal") if game is not None else None

@@ -24,8 +24,14 @@ export function logText(line) {
   switch (line.ev) {
     case "played":
       return t("log.played", { name, card: cardText(line.card), pile: localPile(line.pile) });
-    case "moved":
-      return t("log.moved", { name, from: localPile(line.from), to: localPile(line.to) });
+    case "moved": {
+      const words = { name, from: localPile(line.from), to: localPile(line.to) };
+      // opening_refill: the stock's top card now lies where the moved pile was.
+      if (line.refill) return t("log.moved_refill", { ...words, card: cardText(line.refill) });
+      return t("log.moved", words);
+    }
+    case "collected": // scoring "corners": a corner completed king to ace, collected
+      return t("log.collected", { name, corner: localPile(line.corner), n: line.total });
     case "drew":
       return t("log.drew", { name });
     case "ended":

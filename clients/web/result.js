@@ -55,16 +55,25 @@ export function renderOverlay() {
   $("result-winners").hidden = !winners;
   const ratings = finished ? S.doc.room.ratings : null;
   renderRating(finished, ratings);
+  // scoring "corners": one hand, the seats ranked by corners collected, then penalty.
+  const corners = Array.isArray(g.collected) ? g.collected : null;
+  const places = corners ? placesOf(g, result) : null;
+  if (corners) $("result-reason").textContent += ` ${t("result.by_corners")}`;
   const head = el(
     "tr",
     {},
+    places ? el("th", { scope: "col", text: t("result.place") }) : null,
     el("th", { scope: "col", text: t("score.player") }),
+    corners ? el("th", { scope: "col", text: t("result.corners") }) : null,
     el("th", { scope: "col", text: t("result.left") }),
     el("th", { scope: "col", text: t("result.penalty") }),
-    el("th", { scope: "col", text: t("result.total") }),
+    corners ? null : el("th", { scope: "col", text: t("result.total") }),
     ratings ? el("th", { scope: "col", text: t("result.rating_col") }) : null,
   );
-  const rows = result.left.map((cards, i) => {
+  const order = result.left.map((_, i) => i);
+  if (places) order.sort((a, b) => places[a] - places[b] || a - b);
+  const rows = order.map((i) => {
+    const cards = result.left[i];
     const names = cards.map(cardName).join(", ");
     const faces = el(
       "div",
@@ -89,10 +98,12 @@ export function renderOverlay() {
           .trim(),
         dataset: { seat: String(i) },
       },
+      places ? el("td", { class: "num place", text: String(places[i]) }) : null,
       el("th", { scope: "row", text: seatName(i) }),
+      corners ? el("td", { class: "num corners", text: String(corners[i]) }) : null,
       el("td", { class: "left-cell" }, faces),
       el("td", { class: "num", text: `+${result.penalties[i]}` }),
-      el("td", { class: "num total", text: String(g.totals[i]) }),
+      corners ? null : el("td", { class: "num total", text: String(g.totals[i]) }),
       ratings ? ratingCell(ratings[i]) : null,
     );
   });
@@ -129,6 +140,15 @@ export function renderOverlay() {
     else if (seated) primary = daily ? $("result-boards") : $("play-again");
     primary.focus();
   }
+}
+
+/** Each seat's place in a corners match (1 first; ties share it and the next counts them:
+ * 1, 2, 2, 4): the server's once the match is over, else by more corners, then less penalty. */
+function placesOf(g, result) {
+  if (Array.isArray(g.places)) return g.places;
+  const key = g.collected.map((n, i) => [-n, result.penalties[i]]);
+  const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+  return key.map((mine) => 1 + key.filter((other) => before(other, mine)).length);
 }
 
 /** How much of each card a hand left shows: one line of cards, however many (the names of

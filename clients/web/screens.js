@@ -54,7 +54,10 @@ export function render() {
   $("waiting").hidden = Boolean(g) || elsewhere;
   $("table").hidden = !g || elsewhere;
   $("bar-code").textContent = S.room;
-  $("bar-hand").textContent = g ? t("bar.hand", { n: g.hand_no, target: g.target }) : "";
+  // scoring "corners": one hand, no target; the bar names what counts instead.
+  const corners = g && Array.isArray(g.collected);
+  const bar = corners ? t("bar.corners", { n: g.hand_no }) : "";
+  $("bar-hand").textContent = g && !corners ? t("bar.hand", { n: g.hand_no, target: g.target }) : bar;
   const daily = S.doc.room.daily;
   $("bar-daily").hidden = !daily;
   $("bar-daily").textContent = daily ? t(daily.ranked ? "daily.ranked" : "daily.practice") : "";

@@ -94,7 +94,10 @@ function plate(i, g, position) {
   const backs = el("span", { class: "mini-backs", "aria-hidden": "true" });
   for (let k = 0; k < Math.min(count, 12); k += 1) backs.append(el("span", { class: "mini-back" }));
   const name = seatName(i);
-  const label = [name, i === S.seat ? t("seat.you") : null, kind, countText]
+  // scoring "corners": the corners this seat collected, public at every moment.
+  const corners = Array.isArray(g.collected) ? g.collected[i] : null;
+  const cornersText = corners === null ? null : t("seat.collected", { n: corners });
+  const label = [name, i === S.seat ? t("seat.you") : null, kind, countText, cornersText]
     .concat(g.dealer === i ? [t("seat.dealer")] : [])
     .concat(turn ? [t("seat.turn")] : [])
     .concat(lastMover ? [t("seat.last_move")] : [])
@@ -126,6 +129,14 @@ function plate(i, g, position) {
         : null,
     ),
     el("div", { class: "plate-sub", text: kind }),
+    corners === null
+      ? null
+      : el(
+          "div",
+          { class: "plate-corners", dataset: { corners: String(corners) } },
+          el("span", { class: "corners-long", text: cornersText }),
+          el("span", { class: "corners-short", text: `◰ ${corners}`, "aria-hidden": "true" }),
+        ),
     lastMover
       ? el("div", { class: "last-tag", "aria-hidden": "true", text: t("seat.last_move") })
       : null,
@@ -314,7 +325,12 @@ export function renderTable(g) {
     hand.replaceChildren();
     hand.hidden = true;
   }
-  $("status").textContent = statusText(g);
+  // opening_refill: while the first turn's window is open, what a pile move does.
+  const refill =
+    g.refill_open && g.phase === "playing"
+      ? el("span", { class: "refill-note", text: t("status.refill_open") })
+      : null;
+  $("status").replaceChildren(statusText(g), ...(refill ? [" ", refill] : []));
   $("felt").classList.toggle("my-turn", myTurn());
 
   const seated = S.role === "player";

@@ -63,7 +63,7 @@ async def test_terminal_plays_moves_by_number_text_and_words(url: str, tmp_path:
     client = GameClient(url, "Ana")
     app = TerminalClient(client, write=screen.write, tokens=tokens, fill="random")
     await client.connect()
-    await app.enter(Entry(mode="create", seats=2, target=50))
+    await app.enter(Entry(mode="create", seats=2, options={"target": 50}))
     assert client.room is not None and client.seat == 0
     saved = tokens.get(url, client.room)
     assert saved is not None and saved.token == client.token and saved.seat == 0

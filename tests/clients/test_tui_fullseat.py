@@ -389,7 +389,12 @@ async def test_a_seat_taken_back_from_the_bot_and_a_pile_moved_by_clicks(
     server: GameServer, url: str, tmp_path: Path
 ) -> None:
     entry = Entry(
-        mode="create", seats=2, bots=("random",), target=500, decks=(one_turn_deck(),), dealer=1
+        mode="create",
+        seats=2,
+        bots=("random",),
+        options={"target": 500},
+        decks=(one_turn_deck(),),
+        dealer=1,
     )
     client = GameClient(url, "Ana", reconnect=True)
     app = KingsCornerApp(client, Look(), entry=entry, tokens=TokenFile(tmp_path / "t.json"))

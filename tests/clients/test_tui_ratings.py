@@ -317,7 +317,7 @@ async def play_out(client: GameClient) -> None:
             await client.act(choose(list(game["legal"])))
 
 
-HARD = Entry(mode="create", seats=4, bots=("hard", "hard", "hard"), target=1)
+HARD = Entry(mode="create", seats=4, bots=("hard", "hard", "hard"), options={"target": 1})
 OF_FOUR = re.compile(
     r"Your rating: (1st|2nd|3rd|4th) of 4: [+\u2212\u00b1][\d,]+ \(1,000 → [\d,]+\?\)"
 )

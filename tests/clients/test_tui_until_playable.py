@@ -39,7 +39,7 @@ async def test_d_draws_until_a_card_can_be_played_then_e_ends_the_turn(
         mode="create",
         seats=2,
         bots=("random",),
-        draw="until_playable",
+        options={"draw": "until_playable"},
         decks=(tuple(DECK),),
         dealer=1,
     )

@@ -269,7 +269,8 @@ def seat_tags(
 
 
 class SeatsView(Static):
-    """One line per seat: the turn marker, the name, cards in hand, total, and tags."""
+    """One line per seat: the turn marker, the name, cards in hand, total (corners
+    collected, under corners scoring), and tags."""
 
     def show(self, doc: Mapping[str, Any], me: int | None, look: Look, online: bool) -> None:
         room, game = doc["room"], doc.get("game")
@@ -277,8 +278,12 @@ class SeatsView(Static):
         name_w = 10 if width < 40 else 16
         lang = look.lang
         out = Text()
+        # Under corners scoring the corners each seat collected stand where totals stand.
+        collected = game.get("collected") if game is not None else None
+        second = t(lang, "col_corners" if collected is not None else "col_total")
+        col = max(6, len(second) + 1)
         if game is not None:
-            head = f"{t(lang, 'col_cards'):>{name_w + 5}}{t(lang, 'col_total'):>6}"
+            head = f"{t(lang, 'col_cards'):>{name_w + 5}}{second:>{col}}"
             out.append(head + "\n", "dim")
         for i, entry in enumerate(room["seats"]):
             if i:
@@ -290,8 +295,9 @@ class SeatsView(Static):
             out.append(f"{name:<{name_w}}", style)
             used = 2 + name_w
             if game is not None:
-                out.append(f"{game['counts'][i]:>3}{game['totals'][i]:>6}")
-                used += 9
+                score = collected[i] if collected is not None else game["totals"][i]
+                out.append(f"{game['counts'][i]:>3}{score:>{col}}")
+                used += 3 + col
             tags = ", ".join(seat_tags(doc, i, me, lang, online))
             room_left = width - used - 1
             if tags and room_left > 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast, get_args
+from typing import Any, Protocol, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,22 +24,17 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.net import Frame, GameClient
 from clients.terminal.coach import LoadReview, TurnLines, costliest, load_review, seat_review
+from clients.terminal.variants import refill_note
 from clients.words import describe_error, describe_reason
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
-from protocol.options_table import DrawRule
 
 from . import keys
 from .board import HandView, PileView, SeatsView, TableView
 from .look import Look, sorted_hand
 from .panels import coach_text, describe, options_line, result_text, seat_name, waiting_text
 from .text import t
-
-_DRAWS: tuple[str, ...] = get_args(DrawRule)
-#: The host's ``d`` key in the waiting room: each draw rule in turn.
-NEXT_DRAW: dict[str, str] = {rule: _DRAWS[(i + 1) % len(_DRAWS)] for i, rule in enumerate(_DRAWS)}
-
-LEVELS_CYCLE = ("random", "easy", "medium", "hard", "expert")
+from .waiting import WaitingKeys
 
 
 class Opener(Protocol):
@@ -58,7 +53,7 @@ class Coach:
     turns: list[TurnLines] | None = None
 
 
-class GameScreen(Screen[None]):
+class GameScreen(WaitingKeys, Screen[None]):
     """One room, as its viewer (a seat or a spectator) sees it."""
 
     #: Nothing has the focus at first: every key is the table's (c focuses the chat).
@@ -116,8 +111,7 @@ class GameScreen(Screen[None]):
         self.picker = keys.NOTHING
         self.cursor: str | None = None
         self.note = ""
-        #: A seat key pending its seat number (``a`` adds/removes a bot, ``k`` kicks).
-        self.seat_op: str | None = None
+        self.seat_op = None
         self.leaving = False
         self._seq = itertools.count(1_000_000)
         self._log_seen = log_from
@@ -244,6 +238,9 @@ class GameScreen(Screen[None]):
         )
         self.query_one("#seats", SeatsView).show(doc, me, look, self.online)
         status = self.status_text()
+        refill = refill_note(game, lang) if game is not None and not self.note else None
+        if refill is not None:  # opening_refill: while a pile move refills its space
+            status.append("\n" + refill, "italic")
         status.plain = look.text(status.plain)
         self.query_one("#status", Static).update(status)
         keys_line = look.text(self.keys_text())
@@ -520,7 +517,7 @@ class GameScreen(Screen[None]):
         if not seated:
             return False
         if game is None:
-            return await self._waiting_key(ch, doc)
+            return await self.waiting_key(ch, doc)
         if game["phase"] != "playing":
             if game["phase"] == "finished" and ch in ("1", "2", "3"):
                 return self.open_costly_turn(int(ch))
@@ -569,62 +566,6 @@ class GameScreen(Screen[None]):
     def _draws_until_playable(self) -> bool:
         doc = self.client.doc
         return doc is not None and doc["room"]["options"].get("draw") == "until_playable"
-
-    async def _waiting_key(self, ch: str, doc: Mapping[str, Any]) -> bool:
-        room = doc["room"]
-        me = self.client.seat
-        if self.seat_op is not None and ch.isdigit():
-            op, self.seat_op = self.seat_op, None
-            seat = int(ch) - 1
-            seats = room["seats"]
-            if not 0 <= seat < len(seats):
-                return True
-            entry = seats[seat]
-            if op == "k":
-                await self.send({"type": "kick", "seat": seat})
-            elif entry is None:
-                await self.send({"type": "add_bot", "seat": seat, "level": "hard"})
-            elif entry["kind"] == "bot":
-                await self.send({"type": "remove_bot", "seat": seat})
-            return True
-        self.seat_op = None
-        if ch == "r":
-            mine = room["seats"][me] if me is not None else None
-            await self.send({"type": "ready", "ready": not (mine and mine.get("ready"))})
-            return True
-        if room.get("host") != me:
-            return False
-        options = dict(room["options"])
-        if ch == "s":
-            await self.send({"type": "start", "fill": "hard"})
-        elif ch in ("a", "k"):
-            self.seat_op = ch
-        elif ch == "x":
-            await self.send({"type": "lock", "locked": not room.get("locked")})
-        elif ch in ("d", "f", "+", "-", "p"):
-            if ch == "d":
-                options["draw"] = NEXT_DRAW.get(options["draw"], "end")
-            elif ch == "f":
-                options["kings_first"] = not options.get("kings_first")
-            elif ch in ("+", "-"):
-                step = 5 if ch == "+" else -5
-                options["target"] = min(500, max(5, int(options["target"]) + step))
-            await self.configure(options, public=(not room.get("public")) if ch == "p" else None)
-        else:
-            return False
-        return True
-
-    async def configure(self, options: dict[str, Any], public: bool | None = None) -> None:
-        """Send the room's options back changed (the server replaces them all)."""
-        doc = self.client.doc
-        assert doc is not None
-        room = doc["room"]
-        bots = [s["level"] if s is not None and s["kind"] == "bot" else None for s in room["seats"]]
-        sent = {k: options[k] for k in ("seats", "target", "draw", "kings_first", "turn_timer")}
-        sent["casual"] = bool(options.get("casual"))  # a casual room stays casual
-        sent["public"] = room.get("public", False) if public is None else public
-        sent["bots"] = bots
-        await self.send({"type": "configure", "options": sent})
 
 
 __all__ = ["GameScreen"]

@@ -12,15 +12,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from clients.net import ServerError
+from clients.terminal.options import DEFAULT_LEVEL, FORM, LEVELS
 from clients.words import describe_error
-from protocol.bots import LEVELS
-from protocol.options_table import DrawRule
+from protocol.options_table import Value, option
 
 from ..app import Entry
 from .look import Look
+from .optionform import FORM_CSS, option_rows, read_options
 from .text import t
 
 
@@ -274,22 +275,13 @@ class IdentityScreen(ModalScreen[None]):
 
 
 class CreateScreen(ModalScreen[Entry | None]):
-    """The new room's options: seats, a bot (or a person) for each other seat, the
-    target, when to draw, the bots' pace, kings first, public, casual (unrated)."""
+    """The new room's options: seats, a bot (or a person) for each other seat, then every
+    declared option (:mod:`protocol.options_table`), each at its default (public on)."""
 
-    CSS = """
-    CreateScreen { align: center middle; }
-    #form { width: 56; height: auto; border: round $accent; background: $surface;
-            padding: 0 1; }
-    #form Horizontal { height: 1; margin: 0 0 1 0; }
-    #form Label { width: 16; }
-    #form Select { width: 1fr; }
-    #form Input { width: 10; }
-    #buttons { height: 1; }
-    #form-keys { color: $text-muted; margin: 1 0 0 0; }
-    #buttons Button { margin: 0 2 0 0; }
-    """
+    CSS = "CreateScreen { align: center middle; }" + FORM_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
+    #: A room made in this form is listed unless its maker says otherwise (as on the web).
+    DEFAULTS: ClassVar[dict[str, Value]] = {"public": True}
 
     def __init__(self, look: Look) -> None:
         super().__init__()
@@ -299,54 +291,29 @@ class CreateScreen(ModalScreen[Entry | None]):
         lang = self.look.lang
         people: list[tuple[str, str]] = [(t(lang, "person"), "-")]
         levels = people + [(f"{t(lang, 'bot')} {level}", level) for level in LEVELS]
+        seats = option("seats")
+        assert seats.low is not None and seats.high is not None
         with Vertical(id="form"):
             with Horizontal():
-                yield Label(t(lang, "lobby.seats"))
+                yield Label(t(lang, "option.seats"))
                 yield Select(
-                    [(str(n), n) for n in (2, 3, 4)],
-                    value=4,
+                    [(str(n), n) for n in range(seats.low, seats.high + 1)],
+                    value=seats.default,
                     id="seats",
                     compact=True,
                     allow_blank=False,
                 )
-            for seat in (2, 3, 4):
+            for seat in range(2, seats.high + 1):
                 with Horizontal(id=f"row-{seat}"):
                     yield Label(t(lang, "lobby.seat_n", n=seat))
                     yield Select(
-                        levels, value="hard", id=f"bot-{seat}", compact=True, allow_blank=False
+                        levels,
+                        value=DEFAULT_LEVEL,
+                        id=f"bot-{seat}",
+                        compact=True,
+                        allow_blank=False,
                     )
-            with Horizontal():
-                yield Label(t(lang, "opt_target"))
-                yield Input("25", id="target", type="integer", compact=True)
-            with Horizontal():
-                yield Label(t(lang, "opt_draw"))
-                yield Select(
-                    [
-                        (t(lang, "summary.draw.end"), "end"),
-                        (t(lang, "summary.draw.start"), "start"),
-                        (t(lang, "summary.draw.until_playable"), "until_playable"),
-                    ],
-                    value="end",
-                    id="draw",
-                    compact=True,
-                    allow_blank=False,
-                )
-            with Horizontal():
-                yield Label(t(lang, "option.pace"))
-                yield Select(
-                    [
-                        (t(lang, "option.pace.normal"), "normal"),
-                        (t(lang, "option.pace.fast"), "fast"),
-                    ],
-                    value="normal",
-                    id="pace",
-                    compact=True,
-                    allow_blank=False,
-                )
-            with Horizontal():
-                yield Checkbox(t(lang, "opt_kings"), id="kings", compact=True)
-                yield Checkbox(t(lang, "opt_public"), id="public", compact=True)
-                yield Checkbox(t(lang, "opt_casual"), id="casual", compact=True)
+            yield from option_rows(FORM, lang, self.DEFAULTS)
             with Horizontal(id="buttons"):
                 yield Button(t(lang, "go_create"), id="create", variant="primary", compact=True)
                 yield Button(t(lang, "lobby.cancel"), id="cancel", compact=True)
@@ -360,37 +327,18 @@ class CreateScreen(ModalScreen[Entry | None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "seats":
             seats = int(str(event.value))
-            for seat in (2, 3, 4):
+            for seat in range(2, (option("seats").high or 0) + 1):
                 self.query_one(f"#row-{seat}").display = seat <= seats
 
     def entry(self) -> Entry:
-        """The options chosen, as an :class:`~clients.terminal.app.Entry`."""
+        """The options chosen, as an :class:`~clients.terminal.app.Entry`: each declared
+        option the form shows, read back (those at their default too)."""
         seats = int(str(self.query_one("#seats", Select).value))
         bots: list[str | None] = []
         for seat in range(2, seats + 1):
             value = str(self.query_one(f"#bot-{seat}", Select).value)
             bots.append(None if value == "-" else value)
-        try:
-            target = min(500, max(1, int(self.query_one("#target", Input).value)))
-        except ValueError:
-            target = 25
-        chosen = self.query_one("#draw", Select).value
-        draw: DrawRule = "end"
-        if chosen == "start":
-            draw = "start"
-        elif chosen == "until_playable":
-            draw = "until_playable"
-        return Entry(
-            mode="create",
-            seats=seats,
-            bots=tuple(bots),
-            target=target,
-            draw=draw,
-            pace="fast" if self.query_one("#pace", Select).value == "fast" else "normal",
-            kings_first=self.query_one("#kings", Checkbox).value,
-            public=self.query_one("#public", Checkbox).value,
-            casual=self.query_one("#casual", Checkbox).value,
-        )
+        return Entry(mode="create", seats=seats, bots=tuple(bots), options=read_options(self, FORM))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(self.entry() if event.button.id == "create" else None)

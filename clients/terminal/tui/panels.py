@@ -12,6 +12,7 @@ from rich.text import Text
 
 from clients.terminal.coach import TurnLines, coach_title
 from clients.terminal.render import plate, rating_lines, seat_name, sorted_hand
+from clients.terminal.variants import standings
 from clients.words import describe_event
 from protocol.options_table import summary_words
 
@@ -209,6 +210,14 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
             else:
                 out.append(t(lang, "no_cards"), "dim")
             out.append("\n")
+    ranked = standings(game)
+    if ranked:  # corners scoring: one hand, placed by corners collected, then penalty
+        out.append("\n" + t(lang, "result.by_corners") + "\n", "bold")
+        for row in ranked:
+            name = seat_name(doc, row.seat)[:16]
+            line = t(lang, "place_row", place=row.place, name=name, n=row.corners, p=row.penalty)
+            out.append(" " + line + "\n", "bold" if row.place == 1 else "")
+        return _with_coach(out, coach)
     out.append("\n" + t(lang, "totals", target=game["target"]) + "\n", "bold")
     seats = game["seats"]
     # Four columns still fit the narrowest middle (42 characters at 80 columns).
@@ -222,6 +231,10 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
     out.append(f" {total:<8}" + "".join(f"{p:>{width}}" for p in game["totals"]), "bold")
     if game["phase"] == "hand_over" and me is not None:
         out.append("\n\n" + t(lang, "next_hand"), "dim")
+    return _with_coach(out, coach)
+
+
+def _with_coach(out: Text, coach: Text | None) -> Text:
     if coach is not None:
         out.append("\n\n")
         out.append_text(coach)
