@@ -396,12 +396,12 @@ class Room:
         its token, then the first closed)."""
         for conn in self.conns[1:]:
             if conn.ws is None:
-                conn.url = f"{conn.url}?room={code}"
+                conn.url = _naming(conn.url, code)
         await asyncio.gather(*(c.open(timeout) for c in self.conns[1:] if c.ws is None))
         if self.routed != "all":
             return
         old = self.conns[0]
-        new = Conn(self, 0, f"{old.url}?room={code}")
+        new = Conn(self, 0, _naming(old.url, code))
         await new.open(timeout)
         waits = [new.expect("joined"), new.expect("snapshot")]
         await new.send({"type": "join", "room": code, "token": token})
@@ -568,3 +568,8 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _naming(url: str, code: str) -> str:
+    """``url`` naming room ``code`` (``?room=CODE``), in place of any room it named."""
+    return f"{url.partition('?')[0]}?room={code}"
