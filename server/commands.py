@@ -22,6 +22,7 @@ from protocol.errors import (
     AlreadyInRoom,
     BadMessage,
     BadName,
+    BadPhase,
     IdentityRevoked,
     KingsCornerError,
     NotHello,
@@ -135,7 +136,20 @@ async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) ->
 async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
     """Greet ``conn`` as the identity of ``message.player`` (or its own, or a new one):
     ``bad_name`` for a name that cannot be one, ``identity_revoked`` for a token a newer
-    recovery code revoked. An identity with a kept name goes by it."""
+    recovery code revoked. An identity with a kept name goes by it.
+
+    A connection is greeted once: a second ``hello`` after its ``welcome`` is refused with
+    ``bad_phase`` (``command`` ``hello``, ``reason`` ``greeted``), and the connection keeps
+    its identity, name and protocol version. Only a connection whose identity a recovery
+    code signed out meanwhile gets ``identity_revoked`` instead, after which it is nobody
+    and a hello greets it again (docs/protocol.md, "Identity")."""
+    if conn.greeted:
+        await _still_signed_in(s, conn)
+        raise BadPhase(
+            "This connection has said hello already; reconnect to start over.",
+            command="hello",
+            reason="greeted",
+        )
     if message.version not in SUPPORTED_VERSIONS:
         supported = sorted(SUPPORTED_VERSIONS)
         raise UnsupportedVersion(
@@ -144,7 +158,7 @@ async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
         )
     name = display_name(message.name)
     tag: str | None = None  # given once the identity is shown or kept, not for a hello
-    # A second hello without a token keeps the identity this connection has.
+    # (A connection signed out is nobody again: its token is "" and a hello greets it.)
     token = message.player or conn.player_token
     if token:
         try:
@@ -172,6 +186,16 @@ async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
     conn.greeted = True
     conn.protocol = message.version
     _welcome(conn, tag)
+
+
+async def _still_signed_in(s: Services, conn: RoomConnection) -> None:
+    """Raise ``identity_revoked`` (and make ``conn`` nobody) when a newer recovery code
+    signed its identity out."""
+    try:
+        await s.identities.resolve(conn.player_token)
+    except IdentityRevoked:
+        conn.player_token, conn.greeted = "", False
+        raise
 
 
 def _still_a_name(kept: str) -> bool:

@@ -237,6 +237,8 @@ def expected_for(world: World, context: str, message: ClientMessage) -> Outcome:
         return Refused(frozenset(codes))
 
     if isinstance(message, Hello):
+        if context != "fresh":
+            return no("bad_phase")  # a connection says hello once
         return None if message.version in (1, 2) else no("unsupported_version")
     if context == "fresh":
         return no("hello_first")

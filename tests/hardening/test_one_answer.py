@@ -90,7 +90,8 @@ async def test_every_request_gets_exactly_one_answer() -> None:
 
 async def outside_a_room(pool: Clients, answers: Answers) -> None:
     lone = await pool.new("Lone")
-    await answers.check(lone, {"type": "hello", "version": 1, "name": "Lone"}, ["welcome"])
+    # A connection says hello once: a second one is refused (bad_phase, reason greeted).
+    await answers.check(lone, {"type": "hello", "version": 1, "name": "Lone"}, ["error"])
     await answers.check(lone, {"type": "list_rooms"}, ["rooms"])
     await answers.check(lone, {"type": "leaderboard", "board": "alltime"}, ["leaderboard"])
     await answers.check(lone, {"type": "my_matches"}, ["matches"])

@@ -122,12 +122,13 @@ async def test_a_bare_hello_keeps_nothing_and_has_no_tag_yet(
         [welcome] = [f for f in c.frames if f["type"] == "welcome"]
         assert welcome["tag"] is None and welcome["name"] == c.name
         assert await server.store.identity(str(c.player_id)) == Known(0, None, None)
-    # A second hello of a new identity (nothing kept yet) may still change its name.
-    again = await hello(people[0], "Ana Z")
-    assert again["name"] == "Ana Z" and again["tag"] is None
-    assert await server.store.identity(str(people[0].player_id)) == Known(0, None, None)
-    # Asking how it stands keeps the identity: a random tag from then on.
-    mine = await profile(people[0])
+    # A new identity (nothing kept yet) may still change its name with the next visit's hello.
+    async with connected(people[0].url, "Ana Z", people[0].player) as again:
+        welcome = next(f for f in again.frames if f["type"] == "welcome")
+        assert welcome["name"] == "Ana Z" and welcome["tag"] is None
+        assert await server.store.identity(str(people[0].player_id)) == Known(0, None, None)
+        # Asking how it stands keeps the identity: a random tag from then on.
+        mine = await profile(again)
     assert len(mine["tag"]) == TAG_LENGTH and set(mine["tag"]) <= set(TAG_ALPHABET)
     kept = await server.store.identity(str(people[0].player_id))
     assert kept == Known(0, "Ana Z", mine["tag"])
@@ -394,3 +395,30 @@ async def test_a_recovery_with_no_name_keeps_the_kept_name(
         [match] = await recorded(again, 1)
     assert match["seats"][0]["name"] == "Ana"
     assert await server.store.names([str(ana.player_id)]) == {ana.player_id: "Ana"}
+
+
+# --- a connection says hello once (issue 48) --------------------------------------------
+
+
+async def test_a_second_hello_is_refused_and_changes_nothing(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana = await client("Ana")
+    first = next(f for f in ana.frames if f["type"] == "welcome")
+    await ana.create(seats=2)
+    for again in (
+        {"type": "hello", "version": 1, "name": "Ana"},  # would switch the version
+        {"type": "hello", "version": PROTOCOL_VERSION, "name": "Eve"},
+        {"type": "hello", "version": 99},
+    ):
+        with pytest.raises(ServerError) as refused:
+            await ana.request(again, "welcome")
+        assert refused.value.code == "bad_phase", again
+        assert refused.value.params == {"command": "hello", "reason": "greeted"}
+    # Nothing changed: the same identity and name, the room kept, the version still served.
+    assert [conn.protocol for conn in server.connections] == [PROTOCOL_VERSION]
+    me = await profile(ana)
+    assert (me["player_id"], me["name"]) == (first["player_id"], "Ana")
+    assert ana.doc is not None and ana.doc["room"]["code"] == ana.room
+    assert ana.protocol == first["version"] == PROTOCOL_VERSION
+    assert [f for f in ana.frames if f["type"] == "welcome"] == [first]

@@ -98,14 +98,18 @@ async def test_a_client_and_a_server_with_no_version_in_common_stop_at_the_refus
         await c.close()
 
 
-async def test_version_1_and_2_spectators_get_the_same_frames(client: ClientFactory) -> None:
+async def test_version_1_and_2_spectators_get_the_same_frames(
+    server: GameServer, client: ClientFactory
+) -> None:
     ana = await client("Ana")
     code = await ana.create(seats=2, bots=[None, "random"], target=1)
     watchers = []
     for version in (1, 2):
-        w = await client("Watcher")
-        await w.send({"type": "hello", "version": version, "name": "Watcher"})
-        await w.wait_for(lambda f, v=version: f["type"] == "welcome" and f["version"] == v)
+        w = GameClient(url_of(server), "Watcher")
+        hello = {"type": "hello", "version": version, "name": "Watcher"}
+        w._hello = lambda _version=0, hello=hello: dict(hello)  # type: ignore[method-assign]
+        await w.connect()
+        assert w.protocol == version
         await w.join(code, spectate=True)
         watchers.append(w)
     await ana.start()
@@ -113,6 +117,8 @@ async def test_version_1_and_2_spectators_get_the_same_frames(client: ClientFact
     for w in watchers:
         await w.until(lambda c: c.version == ana.version, timeout=30)
     old, new = ([f for f in w.frames if f["type"] in ("patch", "snapshot")] for w in watchers)
+    for w in watchers:
+        await w.close()
     assert old == new and len(new) > 2
 
 
