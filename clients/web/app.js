@@ -6,7 +6,7 @@
 // list of its view says, sends what the player asks for, and shows the server's refusal.
 // Every name and chat text goes into the page with textContent, never as HTML.
 
-import { connect, send } from "./connection.js";
+import { connect, defaultName, send } from "./connection.js";
 import { $, el, tablistKeys } from "./dom.js";
 import { LANGUAGES, lang, languageName, onLangChange, setLang, t } from "./i18n.js";
 import { focusHand } from "./keys.js";
@@ -207,7 +207,7 @@ function boot() {
   heroFan();
   const saved = storage.get(localStorage, NAME);
   $("name").value = typeof saved === "string" && saved ? saved : "";
-  if (!$("name").value) $("name").placeholder = t("lobby.default_name");
+  if (!$("name").value) $("name").placeholder = defaultName();
   loadCreateForm();
   const params = new URLSearchParams(location.search);
   const code = (params.get("room") || "").toUpperCase();

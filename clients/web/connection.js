@@ -36,9 +36,29 @@ export function wsUrl() {
   return `${scheme}://${location.host}/${room ? `?room=${room}` : ""}`;
 }
 
+// localStorage: the name this browser goes by until its player types one.
+const DEFAULT_NAME = "kc.default_name";
+
+/** The name of a player who typed none: a friendly one drawn once per browser from the
+ * catalogue's list ("Otter", "Lynx"…), so two new friends at one table are not both
+ * "Player" (and when the draw matches, their tags tell them apart). */
+export function defaultName() {
+  const kept = storage.get(localStorage, DEFAULT_NAME);
+  if (typeof kept === "string" && kept) return kept;
+  const words = t("lobby.default_names")
+    .split(",")
+    .map((word) => word.trim())
+    .filter(Boolean);
+  const name = words.length
+    ? words[Math.floor(Math.random() * words.length)]
+    : t("lobby.default_name");
+  storage.set(localStorage, DEFAULT_NAME, name);
+  return name;
+}
+
 export function currentName() {
   const typed = $("name").value.trim().slice(0, 24);
-  return typed || t("lobby.default_name");
+  return typed || defaultName();
 }
 
 /** Open the connection; ``onFrame`` gets every frame from the server, ``onLost`` is told

@@ -3,6 +3,7 @@
 // the state or the page.
 
 import { t } from "./i18n.js";
+import { shownNames } from "./rating.js";
 import { S } from "./state.js";
 
 export function game() {
@@ -13,9 +14,10 @@ export function seatInfo(i) {
   return S.doc && S.doc.room.seats[i] ? S.doc.room.seats[i] : null;
 }
 
+/** A seat's name as the page shows it: tagged when two seats share a name (shownNames). */
 export function seatName(i) {
   const seat = seatInfo(i);
-  return seat ? seat.name : t("lobby.seat_n", { n: i + 1 });
+  return seat ? shownNames(S.doc.room.seats)[i] : t("lobby.seat_n", { n: i + 1 });
 }
 
 export function botLabel(seat) {

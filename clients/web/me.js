@@ -1,7 +1,7 @@
 // You, as the server knows you: name and tag, rating, and the recovery code that takes this
 // identity to another browser. The code is shown once and kept nowhere in the page's storage.
 
-import { ensureName, send } from "./connection.js";
+import { defaultName, ensureName, send } from "./connection.js";
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
 import { profileText } from "./rating.js";
@@ -34,7 +34,7 @@ export function onWelcomeMe(frame) {
     S.helloName = frame.name;
     if (recovered) S.nameTyped = false;
     const field = $("name");
-    const unnamed = !field.value && frame.name === t("lobby.default_name");
+    const unnamed = !field.value && frame.name === defaultName();
     if (!S.nameTyped && !unnamed) {
       field.value = frame.name;
       storage.set(localStorage, NAME, frame.name);

@@ -93,6 +93,23 @@ export function whoText(name, tag) {
   return typeof tag === "string" && tag ? `${name}#${tag}` : String(name);
 }
 
+/** The names of a room's seats as the page shows them (null for a free seat): a person's
+ * name, with their tag ("Player#4F7K") when another seat goes by the same name (ignoring
+ * case), so two people of one name can tell each other apart on the plates, in the log,
+ * the waiting room and the results; "Player (seat 2)" while the server has no tag for them. */
+export function shownNames(seats) {
+  const list = Array.isArray(seats) ? seats : [];
+  const key = (seat) => String(seat.name).normalize("NFKC").toLowerCase();
+  const count = new Map();
+  for (const seat of list) if (seat && seat.name) count.set(key(seat), (count.get(key(seat)) || 0) + 1);
+  return list.map((seat, i) => {
+    if (!seat || !seat.name) return null;
+    if (count.get(key(seat)) < 2) return String(seat.name);
+    if (typeof seat.tag === "string" && seat.tag) return whoText(seat.name, seat.tag);
+    return t("seat.same_name", { name: seat.name, n: i + 1 });
+  });
+}
+
 /** You in one line, from a `profile` reply: "Ana#4F7K · rating 1,034? · provisional — …" or
  * "Ana#4F7K · rating 1,234 · 12 rated matches". */
 export function profileText(me) {

@@ -22,6 +22,7 @@ import { replayCoach, showingBetter } from "./coach.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { applyPatch } from "./patch.js";
+import { shownNames } from "./rating.js";
 
 const NEXT_HAND = "next";
 const PLAY_EVERY_MS = 800;
@@ -267,8 +268,7 @@ function togglePlay() {
 
 function seatName(i) {
   const seats = (R.data && R.data.seats) || [];
-  const seat = seats[i];
-  return seat && seat.name ? seat.name : t("lobby.seat_n", { n: i + 1 });
+  return shownNames(seats)[i] ?? t("lobby.seat_n", { n: i + 1 });
 }
 
 function names(seats) {

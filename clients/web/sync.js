@@ -12,6 +12,7 @@ import { noticeEvent, noticeTurn } from "./notify.js";
 import { addLog, logText, note, renderChat, renderLog } from "./panel.js";
 import { noteEvents } from "./motion.js";
 import { applyFrame } from "./client.js";
+import { shownNames } from "./rating.js";
 import { LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
 import { banner, toast } from "./toasts.js";
 import { leaveView, reopenView } from "./views.js";
@@ -170,7 +171,7 @@ export function onPatch(frame) {
   S.doc = next.doc;
   S.version = next.version;
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
-  const names = (S.doc.room.seats || []).map((seat) => (seat ? seat.name : null));
+  const names = shownNames(S.doc.room.seats);
   const said = [];
   for (const event of frame.log || []) {
     const line = { ...event, names };

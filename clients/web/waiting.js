@@ -5,6 +5,7 @@ import { ensureName, send } from "./connection.js";
 import { botLabel } from "./doc.js";
 import { $, el } from "./dom.js";
 import { t } from "./i18n.js";
+import { shownNames } from "./rating.js";
 import {
   levelOptions,
   optionNames,
@@ -35,6 +36,7 @@ export function renderWaiting() {
   $("share-code").textContent = room.code;
   $("share-link").value = shareLink();
   const list = $("wait-seats");
+  const names = shownNames(room.seats);
   list.replaceChildren(
     ...room.seats.map((seat, i) => {
       const tags = [];
@@ -61,7 +63,7 @@ export function renderWaiting() {
         control = seatButton(
           t("wait.kick"),
           () => send({ type: "kick", seat: i }),
-          t("wait.kick_label", { name: seat.name }),
+          t("wait.kick_label", { name: names[i] }),
         );
       }
       const ready = seat && (seat.kind === "bot" || seat.ready || room.host === i);
@@ -79,7 +81,7 @@ export function renderWaiting() {
           dataset: { seat: String(i) },
         },
         el("span", { class: "seat-no", text: String(i + 1) }),
-        el("span", { class: "seat-name", text: seat ? seat.name : t("wait.empty") }),
+        el("span", { class: "seat-name", text: seat ? names[i] : t("wait.empty") }),
         tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null,
         control,
       );
@@ -89,7 +91,7 @@ export function renderWaiting() {
   const unready = room.seats
     .map((seat, i) => ({ seat, i }))
     .filter(({ seat, i }) => seat && seat.kind === "human" && i !== room.host && !seat.ready)
-    .map(({ seat }) => seat.name);
+    .map(({ i }) => names[i]);
   $("wait-ready").textContent = unready.length
     ? t("wait.waiting_for", { names: unready.join(", ") })
     : t("wait.all_ready");

@@ -95,7 +95,7 @@ PILE_NAMES = """() => [...document.querySelectorAll("#board .pile")].map((pile) 
   const hit = document.elementFromPoint(name.left + name.width / 2, name.top + name.height / 2);
   return {
     pile: pile.dataset.pile,
-    text: pile.querySelector(".pile-name").textContent,
+    text: pile.querySelector(".pile-name").dataset.text,
     stacked: Boolean(base),
     overlaps: b !== null && name.left < b.right && b.left < name.right &&
       name.top < b.bottom && b.top < name.bottom,
