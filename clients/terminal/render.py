@@ -9,10 +9,12 @@ own hand and nobody else's, a spectator's has no hand at all.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clients.i18n import texts
 from clients.words import (
     describe_change,
     describe_error,
@@ -96,13 +98,44 @@ def action_label(text: str, style: Style = PLAIN) -> str:
     return f"{card(left, style)} → {right}"
 
 
-def seat_name(doc: Doc, seat: int | None) -> str:
-    """The display name of ``seat`` in ``doc`` (``Seat n`` when empty)."""
+#: The bots' own names (``Bot 3``), which no person may take.
+_BOT_NAME = re.compile(r"Bot \d+")
+
+
+def seat_name(doc: Doc, seat: int | None, lang: str = "en", *, person: bool = False) -> str:
+    """The display name of ``seat`` in ``doc`` (``Seat n`` when empty), as the table tells
+    its people apart: ``Ana#4F7K`` where another seat's person goes by the same name (two
+    new people are both "Player"; ``Player (seat 2)`` for one the server gave no tag yet),
+    and a bot that took over the seat of a person who left (the server keeps that person's
+    name on it) as ``bot for Bea``: with ``person`` (a rating, which is that person's), as
+    ``Bea``."""
     if seat is None:
         return "?"
     seats = doc["room"]["seats"]
     entry = seats[seat] if 0 <= seat < len(seats) else None
-    return str(entry["name"]) if entry else f"Seat {seat + 1}"
+    if not entry:
+        return texts(lang)["lobby.seat_n"].format(n=seat + 1)
+    name = str(entry["name"])
+    if entry.get("kind") == "bot":
+        if person or _BOT_NAME.fullmatch(name):
+            return name
+        return texts(lang)["term.bot_for"].format(name=name)
+    same = name.casefold()
+    twins = [
+        other
+        for i, other in enumerate(seats)
+        if i != seat
+        and other
+        and other.get("kind") != "bot"
+        and str(other["name"]).casefold() == same
+    ]
+    if not twins:
+        return name
+    tag = entry.get("tag")
+    if isinstance(tag, str) and tag:
+        return who(name, tag)
+    # A new identity the server has not kept yet has no tag: its seat tells it apart.
+    return texts(lang)["term.name_seat"].format(name=name, n=seat + 1)
 
 
 def plate(entry: Mapping[str, Any], width: int | None = None) -> str:
@@ -258,7 +291,8 @@ def rating_lines(doc: Doc, me: int | None = None, lang: str = "en") -> list[str]
             lines.append(f"  {describe_provisional(int(mine['matches']), None, lang)}")
     for seat, change in enumerate(ratings):
         if change and seat != me:
-            lines.append(f"  {seat_name(doc, seat)}: {describe_change(change, lang)}")
+            name = seat_name(doc, seat, lang, person=True)
+            lines.append(f"  {name}: {describe_change(change, lang)}")
     return lines
 
 
@@ -276,16 +310,17 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(1, width - _visible_len(text))
 
 
-def seat_names(doc: Doc | None) -> Callable[[int | None], str]:
+def seat_names(doc: Doc | None, lang: str = "en") -> Callable[[int | None], str]:
     """:func:`seat_name` for the seats of ``doc`` (``Seat n`` for all when there is none)."""
     if doc is None:
-        return lambda seat: "?" if seat is None else f"Seat {seat + 1}"
-    return lambda seat: seat_name(doc, seat)
+        seat_n = texts(lang)["lobby.seat_n"]
+        return lambda seat: "?" if seat is None else seat_n.format(n=seat + 1)
+    return lambda seat: seat_name(doc, seat, lang)
 
 
 def describe(line: Mapping[str, Any], doc: Doc | None, style: Style = PLAIN) -> str:
     """One table-log event in words, in ``style``'s language."""
-    return describe_event(line, seat_names(doc), style.lang, lambda c: card(c, style))
+    return describe_event(line, seat_names(doc, style.lang), style.lang, lambda c: card(c, style))
 
 
 def render_log(
@@ -310,7 +345,7 @@ def log_line(line: Mapping[str, Any], doc: Doc | None = None, style: Style = PLA
 
 def error_line(frame: Mapping[str, Any], doc: Doc | None = None, style: Style = PLAIN) -> str:
     """A refusal worded from its code and parameters: ``! 6♠ does not fit ... (does_not_fit)``."""
-    words = describe_error(frame, style.lang, seat_names(doc), lambda c: card(c, style))
+    words = describe_error(frame, style.lang, seat_names(doc, style.lang), lambda c: card(c, style))
     return f"! {words} ({frame['code']})"
 
 

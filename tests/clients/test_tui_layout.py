@@ -42,8 +42,10 @@ async def test_the_table_fits_80_by_24_and_grows_with_the_terminal(
         hand_line = next(line for line in lines if "7♥" in line and "A♥" in line)
         for card in ("6♠", "4♠", "2♠", "7♥", "5♥", "3♥", "A♥"):
             assert card in hand_line
-        seat_lines = [line for line in lines if "Bot 2" in line and "bot" in line]
-        assert seat_lines and " 7 " in seat_lines[0]
+        seat_at = next(n for n, line in enumerate(lines) if "Bot 2" in line)
+        assert " 7 " in lines[seat_at]
+        # Its tags, whole: beside the name, or on the line under it when they do not fit.
+        assert "bot random" in lines[seat_at] + lines[seat_at + 1]
         assert "you" in next(line for line in lines if "Ana" in line and "host" in line)
         assert lines[-1].strip().startswith("←→⏎ or 7c card · 1-9 pile")
         assert "Room " in lines[0] and "hand 1" in lines[0]

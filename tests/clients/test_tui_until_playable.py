@@ -12,7 +12,7 @@ from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.look import Look
 from server.app import GameServer
-from tests.clients.tui_driver import logged, save, server, shows, until
+from tests.clients.tui_driver import log_text, logged, save, server, shows, until
 from tests.engine.support import stacked_deck
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
@@ -62,9 +62,16 @@ async def test_d_draws_until_a_card_can_be_played_then_e_ends_the_turn(
         await pilot.press("d")
         await until(pilot, lambda: "8D" in hand_of(app), what="8♦ drawn")
         await shows(pilot, "Your turn: play a card before ending it.")
+        # Two draws in a row are one line of the log, not a line a card.
+        await logged(pilot, "Ana drew 2 cards.")
+        assert log_text(app).count("Ana drew") == 1
         await pilot.press("8", "d", "8")  # 8♦ onto N
         await until(pilot, lambda: "8D" not in hand_of(app), what="8♦ played")
         assert client.game is not None and "end" in client.game["legal"]
+        # Nothing else fits: d draws again, and e ends the turn; the status says both.
+        assert "draw" in client.game["legal"]
+        await shows(pilot, "Nothing fits: d draws, e ends your turn.")
+        save(app, "until-playable-draw-or-end-80x24")
         await pilot.press("e")
         await logged(pilot, "Ana ended the turn.")
         assert len(hand_of(app)) == 8  # 7 dealt, 2 drawn, 1 played: nothing drawn to end

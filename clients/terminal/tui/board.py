@@ -270,18 +270,22 @@ def seat_tags(
 
 class SeatsView(Static):
     """One line per seat: the turn marker, the name, cards in hand, total (corners
-    collected, under corners scoring), and tags."""
+    collected, under corners scoring), and tags; tags that do not fit beside the name go
+    on a line of their own under it, so nothing is cut."""
 
     def show(self, doc: Mapping[str, Any], me: int | None, look: Look, online: bool) -> None:
         room, game = doc["room"], doc.get("game")
         width = max(self.content_size.width, 20)
-        name_w = 10 if width < 40 else 16
         lang = look.lang
         out = Text()
         # Under corners scoring the corners each seat collected stand where totals stand.
         collected = game.get("collected") if game is not None else None
         second = t(lang, "col_corners" if collected is not None else "col_total")
         col = max(6, len(second) + 1)
+        figures = 3 + col if game is not None else 0
+        # The names as long as the longest (a name is cut only when the pane is too narrow).
+        plates = [plate(entry) if entry else t(lang, "free") for entry in room["seats"]]
+        name_w = max(6, min(max(len(p) for p in plates), width - 2 - figures - 1))
         if game is not None:
             head = f"{t(lang, 'col_cards'):>{name_w + 5}}{second:>{col}}"
             out.append(head + "\n", "dim")
@@ -297,13 +301,18 @@ class SeatsView(Static):
             if game is not None:
                 score = collected[i] if collected is not None else game["totals"][i]
                 out.append(f"{game['counts'][i]:>3}{score:>{col}}")
-                used += 3 + col
+                used += figures
             tags = ", ".join(seat_tags(doc, i, me, lang, online))
-            room_left = width - used - 1
-            if tags and room_left > 0:
-                cut = "…" if look.symbols else "."
-                shown = tags if len(tags) <= room_left else tags[: room_left - 1] + cut
-                out.append(" " + shown, "italic")
+            if not tags:
+                continue
+            if len(tags) <= width - used - 1:
+                out.append(" " + tags, "italic")
+                continue
+            # Not beside the name: on the next line, indented, cut only past the pane.
+            room_left = width - 4
+            cut = "…" if look.symbols else "."
+            shown = tags if len(tags) <= room_left else tags[: room_left - 1] + cut
+            out.append("\n    " + shown, "italic")
         self.update(out)
 
 

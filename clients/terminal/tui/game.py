@@ -53,6 +53,15 @@ class Coach:
     turns: list[TurnLines] | None = None
 
 
+@dataclass
+class LogLine:
+    """A line of the log pane; ``drawn``: the cards seat ``seat`` drew in it (a draw)."""
+
+    text: Text
+    seat: int | None = None
+    drawn: int = 0
+
+
 class GameScreen(WaitingKeys, Screen[None]):
     """One room, as its viewer (a seat or a spectator) sees it."""
 
@@ -110,7 +119,11 @@ class GameScreen(WaitingKeys, Screen[None]):
         self.coach: Coach | None = None
         self.picker = keys.NOTHING
         self.cursor: str | None = None
-        self.note = ""
+        #: The status line's note and the moment of the match it was said at (see
+        #: :meth:`_moment`): a new turn, hand or phase clears it, and so does the next key.
+        self._note = ""
+        self._note_moment: object = None
+        self._note_serial = 0
         self.seat_op = None
         self.leaving = False
         self._seq = itertools.count(1_000_000)
@@ -119,6 +132,37 @@ class GameScreen(WaitingKeys, Screen[None]):
         #: The piles a hint's move goes to, marked until the next key (a hint never chooses).
         self.hint_targets: set[str] = set()
         self._told: list[str] = []
+        #: The log pane's lines and chat pane's lines (written again after a resize), and
+        #: how many log lines the pane has.
+        self._log_lines: list[LogLine] = []
+        self._chat_lines: list[Text] = []
+        self._log_written = 0
+
+    #: How long a note of the app's (joined, connected again, …) stays in the status line.
+    NOTE_SECONDS = 6.0
+
+    @property
+    def note(self) -> str:
+        """What the status line says above whose turn it is (a refusal, a hint, a note)."""
+        return self._note
+
+    @note.setter
+    def note(self, text: str) -> None:
+        self._note = text
+        self._note_moment = self._moment()
+        self._note_serial += 1
+
+    def _moment(self) -> object:
+        """Where the match is: its phase, hand and turn (None outside a match)."""
+        game = self.client.game
+        if game is None:
+            return None
+        return (game["phase"], game["hand_no"], game.get("turn"))
+
+    def _expire_note(self, serial: int) -> None:
+        if serial == self._note_serial and self._note:
+            self._note = ""
+            self.refresh_view()
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -156,6 +200,7 @@ class GameScreen(WaitingKeys, Screen[None]):
         right.styles.width = 34 if width < 100 else max(34, width * 36 // 100)
         self.query_one("#chat", RichLog).styles.height = 5 if self.size.height < 30 else 9
         self.refresh_view()
+        self.call_after_refresh(self.rewrap)
 
     # --- showing --------------------------------------------------------------------------
 
@@ -179,6 +224,8 @@ class GameScreen(WaitingKeys, Screen[None]):
         look, lang, me = self.look, self.look.lang, self.client.seat
         room, game = doc["room"], doc.get("game")
         self._feed_logs(doc)
+        if self._note and self._moment() != self._note_moment:
+            self._note = ""  # said of a turn that is over: it would hide whose turn it is
         # The chosen card may have been played, the chosen pile moved: forget them then.
         hand = self.hand()
         if self.picker.card is not None and self.picker.card not in hand:
@@ -296,12 +343,20 @@ class GameScreen(WaitingKeys, Screen[None]):
 
     def status_text(self) -> Text:
         """The line under the hand: a note, the choice being made, or whose turn it is."""
+        turn = self._turn_text()
+        if not self.note:
+            return turn
+        out = Text(self.note, style="bold")
+        if turn.plain:  # whose turn it is stays in sight under the note
+            out.append("\n")
+            out.append_text(turn)
+        return out
+
+    def _turn_text(self) -> Text:
         lang = self.look.lang
         doc = self.client.doc
         assert doc is not None
         game = doc.get("game")
-        if self.note:
-            return Text(self.note, style="bold")
         picker = self.picker
         if picker.typed:
             return Text(t(lang, "typing", typed=picker.typed))
@@ -323,11 +378,12 @@ class GameScreen(WaitingKeys, Screen[None]):
         if game["turn"] == me and self.legal():
             key = "your_turn_moved" if game.get("moved") else "your_turn"
             if "draw" in self.legal():
-                key = "your_turn_draw"
+                # Nothing fits: d draws; once a card was played, e ends the turn as well.
+                key = "your_turn_draw_end" if "end" in self.legal() else "your_turn_draw"
             elif "end" not in self.legal() and self._draws_until_playable():
                 key = "your_turn_play"
             return Text(t(lang, key), style="bold")
-        return Text(t(lang, "turn_of", name=seat_name(doc, game["turn"])))
+        return Text(t(lang, "turn_of", name=seat_name(doc, game["turn"], lang)))
 
     def keys_text(self) -> str:
         lang = self.look.lang
@@ -348,26 +404,67 @@ class GameScreen(WaitingKeys, Screen[None]):
         return t(lang, "keys_finished")
 
     def tell(self, text: str) -> None:
-        """Say ``text`` in the status line (until the next key) and in the log."""
+        """Say ``text`` in the status line (for :attr:`NOTE_SECONDS`, until the next key or
+        the next turn, whichever comes first) and in the log."""
         self.note = text
+        serial = self._note_serial
+        self.set_timer(self.NOTE_SECONDS, lambda: self._expire_note(serial))
         self._told.append(text)
         self.refresh_view()
 
     def _feed_logs(self, doc: Mapping[str, Any]) -> None:
-        log = self.query_one("#log", RichLog)
+        """Add what was said and what happened to the log pane, and the chat to its pane.
+        Draws one after another of one seat are one line (``Ana drew 3 cards.``)."""
+        lines, shown = self._log_lines, len(self._log_lines)
         for text in self._told:
-            log.write(Text(text, style="italic"))
+            lines.append(LogLine(Text(text, style="italic")))
         self._told.clear()
+        lang = self.look.lang
         for event in self.client.log[self._log_seen :]:
-            log.write(Text(self.look.text("· " + describe(event, doc, self.look))))
+            last = lines[-1] if lines else None
+            seat, count = event.get("seat"), int(event.get("count") or 1)
+            if event.get("ev") == "took" and last is not None and last.drawn and last.seat == seat:
+                last.drawn += count
+                name = seat_name(doc, seat, lang)
+                last.text = Text(
+                    self.look.text("· " + t(lang, "drew_cards", name=name, n=last.drawn))
+                )
+                shown = min(shown, len(lines) - 1)
+                continue
+            line = LogLine(Text(self.look.text("· " + describe(event, doc, self.look))))
+            if event.get("ev") == "took":
+                line.seat, line.drawn = seat, count
+            lines.append(line)
         self._log_seen = len(self.client.log)
-        chat = self.query_one("#chat", RichLog)
+        self._show_log(shown)
         for frame in self.client.chat[self._chat_seen :]:
-            line = Text()
-            line.append(f"{frame['name']}: ", "bold")
-            line.append(str(frame["text"]))
-            chat.write(line)
+            line_text = Text()
+            line_text.append(f"{frame['name']}: ", "bold")
+            line_text.append(str(frame["text"]))
+            self._chat_lines.append(line_text)
+            self.query_one("#chat", RichLog).write(line_text)
         self._chat_seen = len(self.client.chat)
+
+    def _show_log(self, shown: int) -> None:
+        """Write the log lines from ``shown`` on; all of them again when one already
+        written changed (a draw merged into it)."""
+        log = self.query_one("#log", RichLog)
+        if shown < self._log_written:
+            log.clear()
+            shown = 0
+        for line in self._log_lines[shown:]:
+            log.write(line.text)
+        self._log_written = len(self._log_lines)
+
+    def rewrap(self) -> None:
+        """Write both panes again at their width now (a resize): a pane wraps its lines
+        when they are written."""
+        self._log_written = len(self._log_lines) + 1
+        self._show_log(0)
+        chat = self.query_one("#chat", RichLog)
+        chat.clear()
+        for text in self._chat_lines:
+            chat.write(text)
 
     # --- frames from the app ----------------------------------------------------------------
 
@@ -389,11 +486,12 @@ class GameScreen(WaitingKeys, Screen[None]):
         look = self.look
 
         def names(seat: int | None) -> str:
-            return seat_name(doc, seat) if doc is not None else "?"
+            return seat_name(doc, seat, look.lang) if doc is not None else "?"
 
         words = describe_error(frame, look.lang, names, look.card)
         self.note = words
-        self.query_one("#log", RichLog).write(Text(f"! {words}", style="bold red"))
+        self._log_lines.append(LogLine(Text(f"! {words}", style="bold red")))
+        self._show_log(len(self._log_lines) - 1)
 
     def show_hint(self, frame: Mapping[str, Any]) -> None:
         lang = self.look.lang

@@ -33,7 +33,7 @@ def describe(event: Mapping[str, Any], doc: Doc | None, look: Look) -> str:
     """A table-log event in the viewer's language, cards drawn as on the table."""
 
     def names(seat: int | None) -> str:
-        return seat_name(doc, seat) if doc is not None else f"Seat {(seat or 0) + 1}"
+        return seat_name(doc, seat, look.lang) if doc is not None else f"Seat {(seat or 0) + 1}"
 
     return describe_event(event, names, look.lang, look.card)
 
@@ -62,7 +62,7 @@ def waiting_text(doc: Doc, me: int | None, look: Look, online: bool) -> Text:
     elif room.get("host") == me:
         out.append(t(lang, "wait_host") + "\n" + t(lang, "wait_host2") + "\n", "dim")
     else:
-        host = seat_name(doc, room.get("host"))
+        host = seat_name(doc, room.get("host"), lang)
         out.append(t(lang, "wait_guest", host=host) + "\n", "dim")
     out.append(t(lang, "wait_share", code=room["code"]), "dim")
     return out
@@ -185,7 +185,7 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
     result = game.get("result")
     out = Text()
     if game["phase"] == "finished" and game.get("winners") is not None:
-        winners = t(lang, "result.and").join(seat_name(doc, i) for i in game["winners"])
+        winners = t(lang, "result.and").join(seat_name(doc, i, lang) for i in game["winners"])
         out.append(t(lang, "match_over", names=winners) + "\n", "bold")
         for line in rating_lines(doc, me, lang):
             out.append(line.strip() + "\n", "" if line.startswith(" ") else "bold")
@@ -193,18 +193,22 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
             out.append(t(lang, "daily_over") + "\n", "dim")
         elif me is not None:
             out.append(t(lang, "rematch_keys") + "\n", "dim")
-            votes = [seat_name(doc, i) for i in room.get("rematch") or []]
+            votes = [seat_name(doc, i, lang) for i in room.get("rematch") or []]
             if votes:
                 out.append(t(lang, "votes", names=", ".join(votes)) + "\n", "dim")
         out.append("\n")
     if result is not None:
         if result["reason"] == "emptied" and result["out"] is not None:
-            head = t(lang, "result_out", n=game["hand_no"], name=seat_name(doc, result["out"]))
+            head = t(
+                lang, "result_out", n=game["hand_no"], name=seat_name(doc, result["out"], lang)
+            )
         else:
             head = t(lang, "result_blocked", n=game["hand_no"])
         out.append(head + "\n", "bold")
         for i, (penalty, left) in enumerate(zip(result["penalties"], result["left"], strict=True)):
-            out.append(" " + t(lang, "result_row", name=seat_name(doc, i)[:14], p=penalty) + "  ")
+            out.append(
+                " " + t(lang, "result_row", name=seat_name(doc, i, lang)[:14], p=penalty) + "  "
+            )
             if left:
                 out.append_text(look.cards(sorted_hand(left)))
             else:
@@ -214,7 +218,7 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
     if ranked:  # corners scoring: one hand, placed by corners collected, then penalty
         out.append("\n" + t(lang, "result.by_corners") + "\n", "bold")
         for row in ranked:
-            name = seat_name(doc, row.seat)[:16]
+            name = seat_name(doc, row.seat, lang)[:16]
             line = t(lang, "place_row", place=row.place, name=name, n=row.corners, p=row.penalty)
             out.append(" " + line + "\n", "bold" if row.place == 1 else "")
         return _with_coach(out, coach)
@@ -222,7 +226,7 @@ def result_text(doc: Doc, me: int | None, look: Look, coach: Text | None = None)
     seats = game["seats"]
     # Four columns still fit the narrowest middle (42 characters at 80 columns).
     width = 9 if seats < 4 else 8
-    names = [seat_name(doc, i)[: width - 1] for i in range(seats)]
+    names = [seat_name(doc, i, lang)[: width - 1] for i in range(seats)]
     out.append(f" {'':<8}" + "".join(f"{n:>{width}}" for n in names) + "\n", "dim")
     for no, row in enumerate(game["scores"][-4:], start=max(1, len(game["scores"]) - 3)):
         label = t(lang, "hand_col", n=no)
