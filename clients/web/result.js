@@ -154,7 +154,8 @@ function placesOf(g, result) {
 /** How much of each card a hand left shows: one line of cards, however many (the names of
  * all of them are in the row's label), at most about a third of a phone's width. */
 function leftStep(n) {
-  const room = window.matchMedia(COMPACT).matches ? 110 : 230;
+  const narrow = window.matchMedia("(max-width: 480px)").matches;
+  const room = narrow ? 60 : window.matchMedia(COMPACT).matches ? 110 : 230;
   return Math.round(Math.max(6, Math.min(18, room / Math.max(1, n - 1))));
 }
 
@@ -162,7 +163,10 @@ function leftStep(n) {
  * and under it why ("2nd of 4", "Left the match: last of 4", "No opponent counted"). */
 function ratingCell(change) {
   if (!change) return el("td", { class: "num rating" });
-  const why = whyText(change);
+  // A provisional rating moves a lot ("3rd of 4: +58"): said where the number is.
+  const why = [whyText(change), change.provisional ? t("rating.provisional_big") : ""]
+    .filter(Boolean)
+    .join(" · ");
   return el(
     "td",
     { class: "num rating" },
