@@ -576,10 +576,13 @@ class HandOverEvent(_Event):
 
 
 class MatchOverEvent(_Event):
-    """The match is over; ``winners`` have the lowest total (several on a tie)."""
+    """The match is over; ``winners`` are first (the lowest total; several on a tie).
+    ``places``, only under ``scoring: corners`` (absent otherwise): each seat's place, by
+    corners collected, then the lower penalty, ties shared (1, 2, 2, 4)."""
 
     ev: Literal["match_over"] = "match_over"
     winners: list[SeatNo]
+    places: list[Annotated[int, Field(ge=1, le=4)]] | None = None
 
 
 LogEvent = Annotated[

@@ -8,8 +8,9 @@ Two ways to the new documents and their patches:
 
 - :func:`after_move`, for the change nearly every message makes: one action within a hand.
   It builds the new documents from the old ones and the two positions, touching only what
-  the action changed (a pile or two, a count, the turn, the mover's hand and legal list),
-  and writes the operations for exactly those keys. No view is rebuilt, nothing is diffed
+  the action changed (a pile or two, a count, the turn, the mover's hand and legal list;
+  under the variants the refill window and the corners collected), and writes the
+  operations for exactly those keys. No view is rebuilt, nothing is diffed
   (the positions are immutable tuples: comparing them is cheap and exact).
 - :func:`patches`, for every other change: the documents are built afresh and compared.
 
@@ -128,6 +129,16 @@ def after_move(
                 counts[seat] = len(hand)
                 ops.append({"op": "replace", "path": f"/game/counts/{seat}", "value": len(hand)})
         public["counts"] = counts
+    if after.options.opening_refill and public["refill_open"] != p1.refill_open:
+        public["refill_open"] = p1.refill_open
+        ops.append({"op": "replace", "path": "/game/refill_open", "value": p1.refill_open})
+    if p0.collected != p1.collected:
+        collected = list(public["collected"])
+        for seat, count in enumerate(p1.collected):
+            if collected[seat] != count:
+                collected[seat] = count
+                ops.append({"op": "replace", "path": f"/game/collected/{seat}", "value": count})
+        public["collected"] = collected
     room_doc = first["room"]
     legal: list[str] | None = None
     new: dict[Viewer, Doc] = {}

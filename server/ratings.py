@@ -8,12 +8,14 @@ a one-player team. A bot seat is a player with the fixed rating of its level
 rating never changes.
 
 Each person is rated on their own view of the match (:func:`outcomes`): the seats counted
-for them, ranked by total. Not counted for a person: seats abandoned by someone else or
-finished by a bot for someone kicked (no one gets a win nobody played for), another person
-unless both of them are established (a new identity costs nothing, so it moves nobody and
-nobody moves it: bots alone place a provisional player), and an opponent :data:`OUTCLASSED`
-or more below them that they beat (a win that tells nothing). A person who abandoned takes
-the last place against everyone who played.
+for them, ranked by total (under ``scoring: corners``, a one-hand match, by the match's
+places: corners collected, then penalty; the caller passes those places as the totals). Not
+counted for a person: seats abandoned by someone else or finished by a bot for someone
+kicked (no one gets a win nobody played for), another person unless both of them are
+established (a new identity costs nothing, so it moves nobody and nobody moves it: bots
+alone place a provisional player), and an opponent :data:`OUTCLASSED` or more below them
+that they beat (a win that tells nothing). A person who abandoned takes the last place
+against everyone who played.
 
 Then the move is bounded, in this order: one match moves a rating by at most :data:`MOVE`
 shown points (:func:`bounded`); a last place, and a kick, never raise it; and no match
@@ -180,7 +182,8 @@ def outcomes(
 ) -> dict[int, Outcome]:
     """Each person's outcome of a finished match.
 
-    ``skills`` and ``totals`` are per seat (bots at their level's rating), ``people`` the
+    ``skills`` and ``totals`` are per seat (bots at their level's rating; ``totals`` is
+    whatever orders the seats, lower first: penalty totals, or places), ``people`` the
     seats rated (people with an identity), ``abandoned`` those of them who abandoned the
     match, ``kicked`` those kicked out of it (a bot finished their seat), ``provisional``
     those whose rating is not yet established, and ``bots`` each person's bot rating

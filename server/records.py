@@ -145,7 +145,9 @@ class Records:
         seat_of = {seat: player for player, _, seat in people}
         if len(set(seat_of.values())) != len(seat_of):
             return None  # one identity in two seats: nobody rates against themselves
-        totals = record["totals"]
+        # What orders the seats, lower first: the penalty totals, or under corners
+        # scoring the places (corners collected, then penalty; ties shared).
+        totals = record.get("places") or record["totals"]
         kicked = set(record.get("kicked") or ())
         for _ in range(_RATING_TRIES):
             known = await self._store.ratings(list(seat_of.values()))

@@ -27,7 +27,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from protocol.bots.levels import LEVELS
-from protocol.engine import Match, Options, action_from_text, new_match, public_view, seat_view
+from protocol.engine import (
+    Effects,
+    Match,
+    Options,
+    Position,
+    action_from_text,
+    effects,
+    new_match,
+    public_view,
+    seat_view,
+)
 from protocol.engine.actions import Action, Draw, EndTurn, Move, Play
 from protocol.errors import (
     BadOptions,
@@ -50,6 +60,7 @@ from protocol.frames import data
 from protocol.messages import (
     Away,
     BotTook,
+    Collected,
     Configured,
     Dealt,
     Drew,
@@ -70,7 +81,7 @@ from protocol.messages import (
     TimedOut,
     Took,
 )
-from protocol.options_table import room_values, rule_values
+from protocol.options_table import OPTIONS, room_values, rule_values
 
 from .store.base import Event, link
 
@@ -97,12 +108,18 @@ COVERED_SHARE = 1 / 3
 #: carries ``v`` only when it needs a reader of a newer format than 1: every event of a kind
 #: and meaning that format 1 already had is written without it. A release that adds a kind,
 #: or changes what a stored field means, raises this number and marks those events with it.
-EVENT_FORMAT = 2
+EVENT_FORMAT = 3
 #: Format 2: the draw rule ``until_playable``. A ``create`` or ``configure`` whose options
 #: choose it, and an ``act`` of the ``draw`` it brings, carry ``"v": 2``: a reader of format
 #: 1 validates the options strictly and knows no such action, so it must leave the room to
 #: a newer process rather than fold it.
 UNTIL_PLAYABLE_FORMAT = 2
+#: Format 3: the rules ``opening_refill`` and ``scoring: corners``. Their options are stored
+#: only when off their defaults (:func:`stored_options`), and a ``create`` or ``configure``
+#: that stores one carries ``"v": 3``; so does an ``act`` whose move refilled a side space or
+#: whose play or move collected a corner. A reader of format 2 validates the options strictly
+#: and would fold such an action without its effect: it leaves the room to a newer process.
+VARIANTS_FORMAT = 3
 
 #: Room codes avoid look-alike characters (no 0/O, 1/I/L, 5/S, 2/Z, 8/B).
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
@@ -468,10 +485,20 @@ class Room:
             "results": [list(r.penalties) for r in match.results],
             "totals": list(match.totals),
             "winners": list(match.winners),
+            **self._corners_record(),
             "daily": None
             if self.daily is None
             else {"day": self.daily["day"], "ranked": self.daily["ranked"]},
         }
+
+    def _corners_record(self) -> dict[str, Any]:
+        """Under ``scoring: corners``, what a finished record adds: each seat's corners
+        collected and its place (what the ratings order the seats by); nothing otherwise, so
+        the record of a standard match is what it always was."""
+        match = self.match
+        if match is None or match.options.scoring != "corners":
+            return {}
+        return {"collected": list(match.collected), "places": list(match.places)}
 
     def next_host(self, leaving: int | None = None) -> int | None:
         """The longest-seated connected human (else any human), other than ``leaving``."""
@@ -663,6 +690,8 @@ class Room:
         event: Event = {"e": "act", "seat": seat, "a": text}
         if isinstance(action, Draw):
             event["v"] = UNTIL_PLAYABLE_FORMAT
+        elif effects(self.match.position, action, after.position) != Effects():
+            event["v"] = VARIANTS_FORMAT
         s = self.seats[seat]
         if by_bot:
             event["by"] = "bot"
@@ -986,8 +1015,17 @@ class Room:
                 )
             )
             if self.match.phase == "finished":
-                lines.append(data(MatchOverEvent, winners=list(self.match.winners)))
+                lines.append(self._match_over())
         return lines
+
+    def _match_over(self) -> Line:
+        """The ``match_over`` line: the winners (the seats in first place), and under
+        ``scoring: corners`` every seat's place (ties shared: 1, 2, 2, 4)."""
+        assert self.match is not None
+        match = self.match
+        if match.options.scoring == "corners":
+            return data(MatchOverEvent, winners=list(match.winners), places=list(match.places))
+        return data(MatchOverEvent, winners=list(match.winners))
 
 
 #: How :meth:`Room.apply` folds each kind of stored event after the first, and so the one
@@ -1036,12 +1074,27 @@ def stored_options(settings: RoomOptions) -> dict[str, Any]:
     """The options as a ``create`` or ``configure`` event stores them: ``options`` as every
     release reads them, and the bots' pace beside them, only when fast. Releases before the
     pace read the options strictly and ignore the fields of an event they do not know: a fast
-    room stays readable to them, its bots at their normal pace (docs/deploy.md, Upgrading)."""
-    stored: dict[str, Any] = {"options": settings.model_dump(exclude={"pace"})}
+    room stays readable to them, its bots at their normal pace (docs/deploy.md, Upgrading).
+
+    A rule declared ``omit_default`` (``opening_refill``, ``scoring``) is left out of
+    ``options`` at its default, so such a room's event is byte for byte what the release
+    before wrote; off its default it is stored and the event is marked
+    :data:`VARIANTS_FORMAT` (``draw: until_playable`` alone: :data:`UNTIL_PLAYABLE_FORMAT`)."""
+    options = settings.model_dump(exclude={"pace"})
+    format_ = 1
+    for spec in OPTIONS:
+        if spec.omit_default and spec.name in options:
+            if options[spec.name] == spec.default:
+                del options[spec.name]
+            else:
+                format_ = VARIANTS_FORMAT
+    if settings.draw == "until_playable":
+        format_ = max(format_, UNTIL_PLAYABLE_FORMAT)
+    stored: dict[str, Any] = {"options": options}
     if settings.pace != "normal":
         stored["pace"] = settings.pace
-    if settings.draw == "until_playable":
-        stored["v"] = UNTIL_PLAYABLE_FORMAT
+    if format_ > 1:
+        stored["v"] = format_
     return stored
 
 
@@ -1064,15 +1117,28 @@ def create_event(code: str, settings: RoomOptions, daily: dict[str, Any] | None 
     return event
 
 
-def _describe(seat: int, action: Action, before: Any, after: Match) -> list[Line]:
-    """The log events of one game action (what anyone at the table saw happen): one, and a
-    ``took`` after a play whose emptied hand drew cards (``draw: until_playable``)."""
-    taken = len(before.stock) - len(after.position.stock)
-    if isinstance(action, Play):
-        played = data(Played, seat=seat, card=action.card, pile=action.pile)
-        return [played, data(Took, seat=seat, count=taken)] if taken else [played]
-    if isinstance(action, Move):
-        return [data(Moved, seat=seat, from_=action.src, to=action.dst)]
+def _describe(seat: int, action: Action, before: Position, after: Match) -> list[Line]:
+    """The log events of one game action (what anyone at the table saw happen): one, then a
+    ``collected`` when it completed a corner (``scoring: corners``), and a ``took`` after a
+    play whose emptied hand drew cards (``draw: until_playable``). A move that refilled its
+    side space (``opening_refill``) names the card now lying there in ``moved.refill``."""
+    position = after.position
+    if isinstance(action, Play | Move):
+        done = effects(before, action, position)
+        if isinstance(action, Play):
+            lines = [data(Played, seat=seat, card=action.card, pile=action.pile)]
+        elif done.refill is not None:
+            lines = [data(Moved, seat=seat, from_=action.src, to=action.dst, refill=done.refill)]
+        else:
+            lines = [data(Moved, seat=seat, from_=action.src, to=action.dst)]
+        if done.collected is not None:
+            total = position.collected[seat]
+            lines.append(data(Collected, seat=seat, corner=done.collected, total=total))
+        taken = len(before.stock) - len(position.stock) - (done.refill is not None)
+        if taken:
+            lines.append(data(Took, seat=seat, count=taken))
+        return lines
+    taken = len(before.stock) - len(position.stock)
     if isinstance(action, Draw):
         return [data(Took, seat=seat, count=taken)]
     if taken and after.options.draw == "end":
@@ -1086,6 +1152,8 @@ __all__ = [
     "EVENT_FORMAT",
     "EVENT_HANDLERS",
     "EVENT_KINDS",
+    "UNTIL_PLAYABLE_FORMAT",
+    "VARIANTS_FORMAT",
     "Room",
     "RoomPhase",
     "Seat",

@@ -18,7 +18,7 @@ from .base import PlanningBot, Seen
 from .evaluate import DEFAULT_WEIGHTS, WIN, Weights, evaluate
 from .model import MOVE, CardMove, cards_of
 from .turnsearch import TurnEnd, turn_ends
-from .variants import corners_value, refill_value
+from .variants import corners_value, past, refill_value
 from .worlds import DEFAULT_SCORING, RoundScoring, play_round, sample_world
 
 
@@ -56,19 +56,34 @@ def allowed_ends(seen: Seen, ends: list[TurnEnd]) -> list[TurnEnd]:
     return ends
 
 
+#: A nested listing looks at the clock each time the ends it valued are a multiple of 64.
+_CLOCK_MASK = 63
+
+
 def static_values(
-    seen: Seen, ends: list[TurnEnd], weights: Weights, *, nested: bool = False
+    seen: Seen,
+    ends: list[TurnEnd],
+    weights: Weights,
+    *,
+    nested: bool = False,
+    deadline: float | None = None,
 ) -> list[float]:
     """Each end's static evaluation (:func:`.evaluate.evaluate`) from the seat's view; under
     ``scoring: corners`` plus :func:`.variants.corners_value`; an end whose move the stock
     refills (``opening_refill``) by :func:`.variants.refill_value` (``nested``: as it
-    stands, inside that valuation)."""
+    stands, inside that valuation).
+
+    ``deadline`` (``perf_counter``; None: no clock) bounds the refill pricing: past it, a
+    refill end is priced as it stands, and a ``nested`` listing (only its best value is
+    read) stops at the ends valued so far."""
     unseen_count = max(1, seen.unseen.bit_count())
     in_hands = (sum(seen.counts) - seen.counts[seen.seat]) / unseen_count
-    values = []
+    values: list[float] = []
     for end in ends:
+        if nested and values and not len(values) & _CLOCK_MASK and past(deadline):
+            break
         if end.refill and not nested:
-            values.append(refill_value(seen, end, _nested(weights)))
+            values.append(refill_value(seen, end, _nested(weights, deadline), deadline))
             continue
         if seen.refills(end.hand, end.piles):
             # Not out: three unknown cards come, and the turn goes on with them.
@@ -83,9 +98,12 @@ def static_values(
     return values
 
 
-def _nested(weights: Weights) -> Callable[[Seen, list[TurnEnd]], list[float]]:
+def _nested(
+    weights: Weights, deadline: float | None
+) -> Callable[[Seen, list[TurnEnd]], list[float]]:
     def value_of(seen: Seen, ends: list[TurnEnd]) -> list[float]:
-        return static_values(seen, allowed_ends(seen, ends), weights, nested=True)
+        ends = allowed_ends(seen, ends)
+        return static_values(seen, ends, weights, nested=True, deadline=deadline)
 
     return value_of
 
@@ -119,7 +137,8 @@ class SearchBot(PlanningBot):
             ends = seen_ends or ends
         ends = allowed_ends(seen, ends)
         scored: list[tuple[float, int]] = []
-        for i, value in enumerate(static_values(seen, ends, cfg.weights)):
+        values = static_values(seen, ends, cfg.weights, deadline=deadline)
+        for i, value in enumerate(values):
             if cfg.noise:
                 value += self.rng.gauss(0.0, cfg.noise)
             scored.append((value, i))

@@ -4,12 +4,14 @@ Corners: a collected corner is worth :data:`CORNER` cards; a table that lets the
 complete a corner (a corner down to a two whose ace is unseen, a side pile that would finish
 one) costs part of that; going out ends the hand, which is good only when ahead in corners.
 Refill: a move that empties a side space in the opening window brings an unknown card; it is
-priced as the mean, over a few guesses of that card, of the best way to go on.
+priced as the mean, over a few guesses of that card, of the best way to go on, within the
+search's deadline.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -70,31 +72,51 @@ def corners_value(seen: Seen, end: TurnEnd) -> float:
     return value
 
 
+def past(deadline: float | None) -> bool:
+    """Whether the ``perf_counter`` ``deadline`` has passed (None: there is no clock)."""
+    return deadline is not None and time.perf_counter() > deadline
+
+
 def refill_value(
-    seen: Seen, end: TurnEnd, value_of: Callable[[Seen, list[TurnEnd]], list[float]]
+    seen: Seen,
+    end: TurnEnd,
+    value_of: Callable[[Seen, list[TurnEnd]], list[float]],
+    deadline: float | None = None,
 ) -> float:
     """The value of ``end``, whose last move empties a side space the stock refills: the
     mean over a few guesses of the refilled card (the same guesses for the same path, so a
     judgement is reproducible) of the best value the turn can go on to. ``value_of`` prices
-    those ends, any further refill as the table stands."""
+    those ends, any further refill as the table stands.
+
+    The search's ``deadline`` (``perf_counter``; None: no clock) bounds it: each guess lists
+    its turn within it, no guess starts once it has passed (the mean is over the guesses
+    made), and past it before the first guess the end is priced as the table stands."""
     unseen = cards_of(seen.unseen)
-    if not seen.stock or not unseen:
+    if not seen.stock or not unseen or past(deadline):
         return max(value_of(seen, [end]))
     side = end.path[-1][1]
     rng = random.Random(f"refill:{end.path}")
     guesses = rng.sample(unseen, min(REFILL_GUESSES, len(unseen)))
-    total = 0.0
+    total, made = 0.0, 0
     for card in guesses:
+        if made and past(deadline):
+            break
         piles = (*end.piles[:side], card << 6 | card, *end.piles[side + 1 :])
         inner = replace(seen, piles=piles, unseen=seen.unseen & ~(1 << card))
         ends, _ = turn_ends(
-            end.hand, piles, REFILL_LIMIT, collect=seen.corners, window=seen.refill_open
+            end.hand,
+            piles,
+            REFILL_LIMIT,
+            deadline,
+            collect=seen.corners,
+            window=seen.refill_open,
         )
         carried = [
             TurnEnd(e.hand, e.piles, e.path, e.collected + end.collected, e.refill) for e in ends
         ]
         total += max(value_of(inner, carried))
-    return total / len(guesses)
+        made += 1
+    return total / made
 
 
-__all__ = ["CORNER", "corner_threat", "corners_value", "refill_value"]
+__all__ = ["CORNER", "corner_threat", "corners_value", "past", "refill_value"]

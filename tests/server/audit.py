@@ -16,6 +16,7 @@ from typing import Any
 import jsonpatch
 import orjson
 
+from protocol.engine import DECK
 from server.room import Room
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b")
@@ -61,11 +62,14 @@ def cards_in(value: Any) -> set[str]:
 
 
 def visible(room: Room, seat: int | None) -> set[str]:
-    """The cards viewer ``seat`` may see in ``room`` right now."""
+    """The cards viewer ``seat`` may see in ``room`` right now: the table, and the corners
+    collected (``scoring: corners``: every card of them was played or moved in public; they
+    are the cards in no hand, pile or stock)."""
     if room.match is None:
         return set()
     pos = room.match.position
     cards = {c for pile in pos.piles for c in pile}
+    cards.update(set(DECK) - cards - set(pos.stock) - {c for hand in pos.hands for c in hand})
     if seat is not None:
         cards.update(pos.hands[seat])
     for result in room.match.results:

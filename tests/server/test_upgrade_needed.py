@@ -13,12 +13,21 @@ from typing import Any
 
 import pytest
 
+import server.room as room_module
 from clients.net import GameClient, ServerError
 from protocol.errors import UpgradeNeeded
 from protocol.messages import RoomOptions
 from server import admin
 from server.app import GameServer
-from server.room import EVENT_FORMAT, EVENT_HANDLERS, EVENT_KINDS, Room, create_event
+from server.room import (
+    EVENT_FORMAT,
+    EVENT_HANDLERS,
+    EVENT_KINDS,
+    VARIANTS_FORMAT,
+    Room,
+    create_event,
+    stored_options,
+)
 from server.store.base import Event, head_of, link
 from tests.redis_helpers import UNIT, eventually
 
@@ -160,3 +169,50 @@ def test_every_event_handler_of_the_room_is_in_its_table_under_its_kind() -> Non
     assert {f"_on_{kind}": handler for kind, handler in EVENT_HANDLERS.items()} == handlers
     assert {"create", *EVENT_HANDLERS} == EVENT_KINDS
     assert NEWER["unknown kind"]["e"] not in EVENT_KINDS
+
+
+#: Issue 46's rules, which a process of format 2 must not fold (docs/deploy.md, Upgrading).
+VARIANT_RULES: dict[str, dict[str, Any]] = {
+    "opening_refill": {"opening_refill": True},
+    "scoring corners": {"scoring": "corners"},
+}
+
+
+@pytest.mark.parametrize("rules", list(VARIANT_RULES.values()), ids=list(VARIANT_RULES))
+async def test_a_process_of_format_2_leaves_a_room_a_newer_one_gave_a_variant(
+    server: GameServer,
+    client: ClientFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    rules: dict[str, Any],
+) -> None:
+    """This server as the release before (format 2): a room of the standard rules is its to
+    serve, until a newer process stores a ``configure`` choosing a variant; a room a newer
+    process created with one is never loaded. Every other room plays on."""
+    monkeypatch.setattr(room_module, "EVENT_FORMAT", 2)
+    code, (ana, ben) = await table(client, "Ana", "Ben")
+    other, (cy, dee) = await table(client, "Cy", "Dee")
+    configure = {"e": "configure", **stored_options(RoomOptions(seats=2, **rules))}
+    assert configure["v"] == VARIANTS_FORMAT
+    version = await append_from_the_future(server.store, code, configure)
+    for viewer in (ana, ben):
+        await viewer.until(lambda c: c.room is None, timeout=50 * UNIT)
+        error, left = viewer.frames[-2:]
+        assert error["code"] == "upgrade_needed", error
+        assert error["params"] == {"room": code, "format": VARIANTS_FORMAT}
+        assert left == {"type": "left", "room": code}
+    assert len(await server.store.read(code)) == version
+
+    newer = "NEWER4"
+    assert await server.store.create_room(newer, create_event(newer, RoomOptions(**rules)))
+    with pytest.raises(ServerError) as refused:
+        await (await client("Gus")).join(newer)
+    assert refused.value.params == {"room": newer, "format": VARIANTS_FORMAT}
+    assert newer not in server.lobby.rooms
+
+    await dee.ready()
+    await cy.start()
+    mover = cy if cy.my_turn else dee
+    assert mover.game is not None
+    reply = await mover.act(mover.game["legal"][0])
+    assert reply["type"] == "patch", reply
+    assert other in server.lobby.rooms

@@ -170,6 +170,8 @@ VERSION_2_FRAMES: list[dict[str, Any]] = [
                     "target": 25,
                     "draw": "end",
                     "kings_first": False,
+                    "opening_refill": False,
+                    "scoring": "penalty",
                     "turn_timer": None,
                     "casual": False,
                     "pace": "normal",
