@@ -142,8 +142,24 @@ function ghostAt(rect, visual) {
   return ghost;
 }
 
+/** Whether the result of a hand shows over the table: nothing flies over it. */
+function resultShown() {
+  const overlay = document.getElementById("overlay");
+  return Boolean(overlay && !overlay.hidden);
+}
+
+/** Land every card still in flight at once (the result of the hand is coming up over the
+ * table: a card drawn over that dialog for a moment looks like a glitch). */
+export function groundFlights() {
+  for (const ghost of document.querySelectorAll(".flight")) {
+    for (const animation of ghost.getAnimations()) animation.cancel();
+    ghost.remove();
+  }
+}
+
 /** Fly ``ghost`` (placed at ``end``) from ``start``; ``hide`` stays invisible meanwhile. */
 function fly(ghost, start, end, delay, hide) {
+  if (resultShown()) return;
   document.body.append(ghost);
   const dx = start.left - end.left;
   const dy = start.top - end.top;

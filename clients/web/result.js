@@ -16,6 +16,7 @@ import {
   whyText,
 } from "./rating.js";
 import { COMPACT } from "./fit.js";
+import { groundFlights } from "./motion.js";
 import { S } from "./state.js";
 import { todayUtc } from "./replay.js";
 import { leave } from "./sync.js";
@@ -35,6 +36,7 @@ export function renderOverlay() {
     return;
   }
   const show = S.dismissed !== key;
+  if (show) groundFlights();
   overlay.hidden = !show;
   $("show-result").hidden = show;
   const finished = g.phase === "finished";

@@ -78,3 +78,36 @@ def test_the_match_result_shows_every_column_and_explains_provisional_moves(
     mine = page.locator("#result-table tr.mine")
     # A new player is provisional: the line under the number says why it moved so much.
     expect(mine.locator(".rating-why")).to_contain_text("provisional")
+
+
+SAMPLE_FLIGHTS_OVER_RESULT = """() => {
+  window.__over = 0;
+  const look = () => {
+    const overlay = document.getElementById("overlay");
+    if (overlay && !overlay.hidden && document.querySelector(".flight")) window.__over += 1;
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}"""
+
+
+def test_no_card_in_flight_is_drawn_over_the_result(pages: Pages) -> None:
+    """With motion on, the last moves of a hand fly while its result comes up: the cards
+    still in the air land at once, never drawn over the dialog."""
+    context = pages.browser.new_context(
+        viewport=DESKTOP, locale="en-US", reduced_motion="no-preference"
+    )
+    pages.contexts.append(context)
+    page = context.new_page()
+    pages.watch(page, "flights")
+    page.add_init_script(f"addEventListener('load', {SAMPLE_FLIGHTS_OVER_RESULT})")
+    page.goto(pages.base_url)
+    page.fill("#name", "Beatrix")
+    page.select_option("#seat-opt-1", "random")
+    page.fill("#opt-target", "1")
+    page.click("#create-go")
+    page.click("#start-go")
+    play_until_over(page)
+    expect(page.locator("#result-title")).to_have_text("Match over")
+    page.wait_for_timeout(600)
+    assert page.evaluate("window.__over") == 0
