@@ -24,7 +24,7 @@ import { askProfile, onProfile, onRecoveryCode, onWelcomeMe, wireMe } from "./me
 import { note, onChat, wirePanel } from "./panel.js";
 import { askLeave, wireResult } from "./result.js";
 import { render, renderAll } from "./screens.js";
-import { LAST, NAME, PLAYER, S, SESSION, setRenderer, storage } from "./state.js";
+import { KICKED, LAST, NAME, PLAYER, S, SESSION, setRenderer, storage } from "./state.js";
 import {
   PLAYER_RE,
   keepPlayer,
@@ -210,11 +210,35 @@ function boot() {
   if (!$("name").value) $("name").placeholder = defaultName();
   loadCreateForm();
   const params = new URLSearchParams(location.search);
-  const code = (params.get("room") || "").toUpperCase();
-  const session = storage.get(sessionStorage, SESSION);
+  let code = (params.get("room") || "").toUpperCase();
+  let session = storage.get(sessionStorage, SESSION);
+  const last = storage.get(localStorage, LAST);
+  const kicked = storage.get(localStorage, KICKED);
+  const lobby = () => {
+    // The address names no room any more: the lobby, as for a first visit.
+    const url = new URL(location.href);
+    url.searchParams.delete("room");
+    history.replaceState(history.state, "", url);
+    code = "";
+  };
+  if (last && last.finished && session && session.room === last.room && code !== last.room) {
+    // The site opened again in this tab after its match ended: the lobby, not that room.
+    storage.remove(sessionStorage, SESSION);
+    session = null;
+  }
+  if (CODE_RE.test(code) && Array.isArray(kicked) && kicked.includes(code)) {
+    // The host removed this browser from that room: say so, and offer no seat there.
+    S.notice = { key: "note.kicked", vars: { code } };
+    if (session && session.room === code) storage.remove(sessionStorage, SESSION);
+    session = null;
+    lobby();
+  }
   if (CODE_RE.test(code) && !(session && session.room === code)) {
-    const last = storage.get(localStorage, LAST);
-    if (last && last.room === code && last.token) {
+    if (last && last.room === code && last.token && last.finished) {
+      // A finished match's room opened again in a new tab: the lobby.
+      storage.remove(localStorage, LAST);
+      lobby();
+    } else if (last && last.room === code && last.token) {
       // This browser holds a seat in that room: take it back.
       storage.set(sessionStorage, SESSION, { room: code, token: last.token, spectate: false });
     } else {

@@ -35,7 +35,8 @@ export const storage = {
 export const DEFAULT_LEVEL = "hard";
 
 export const SESSION = "kc.session"; // sessionStorage: {room, token, spectate} of this tab
-export const LAST = "kc.last"; // localStorage: {room, token} of the last seat in this browser
+export const LAST = "kc.last"; // localStorage: {room, token, finished} of the last seat here
+export const KICKED = "kc.kicked"; // localStorage: the rooms whose host removed this browser
 export const NAME = "kc.name";
 export const CREATE = "kc.create";
 // localStorage: {seats, level, pace} of the last "Play vs 3 bots"

@@ -13,7 +13,7 @@ import { addLog, logText, note, renderChat, renderLog } from "./panel.js";
 import { noteEvents } from "./motion.js";
 import { applyFrame } from "./client.js";
 import { shownNames } from "./rating.js";
-import { LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
+import { KICKED, LAST, PLAYER, S, SESSION, render, renderSoon, storage } from "./state.js";
 import { banner, toast } from "./toasts.js";
 import { leaveView, reopenView } from "./views.js";
 
@@ -152,6 +152,18 @@ export function onJoined(frame) {
   render();
 }
 
+/** The last seat of this browser says whether its match is over: opening the site again
+ * later (a new tab, or the bare address in this one) goes to the lobby, not back into a
+ * finished room (app.js, boot); a rematch there makes it a seat to come back to again. */
+function markFinished() {
+  if (!S.doc || !S.room) return;
+  const finished = S.doc.room.phase === "finished";
+  const last = storage.get(localStorage, LAST);
+  if (last && last.room === S.room && Boolean(last.finished) !== finished) {
+    storage.set(localStorage, LAST, { ...last, finished });
+  }
+}
+
 /** The whole document of the room; the server sends a room's first one just before
  * "joined". */
 export function onSnapshot(frame) {
@@ -159,6 +171,7 @@ export function onSnapshot(frame) {
   S.doc = frame.doc;
   S.version = frame.version;
   S.resyncing = false;
+  markFinished();
   render();
   noticeTurn();
 }
@@ -170,6 +183,7 @@ export function onPatch(frame) {
   if (next.status !== "applied") return;
   S.doc = next.doc;
   S.version = next.version;
+  markFinished();
   if (frame.seq !== null && frame.seq !== undefined) S.pending.delete(frame.seq);
   const names = shownNames(S.doc.room.seats);
   const said = [];
@@ -297,6 +311,10 @@ export function onKicked(frame) {
   S.configOpen = false;
   // The token no longer opens that room: onLeft forgets it (this tab's seat and the last one).
   S.notice = { key: "note.kicked", vars: { code: frame.room } };
+  // Its link opened again says so rather than offer a seat the server refuses (app.js).
+  const kicked = storage.get(localStorage, KICKED);
+  const rooms = Array.isArray(kicked) ? kicked.filter((code) => code !== frame.room) : [];
+  storage.set(localStorage, KICKED, [...rooms.slice(-19), frame.room]);
   if (S.view) leaveView();
   onLeft();
 }
