@@ -7,6 +7,7 @@ anything else is answered here.
 
 from __future__ import annotations
 
+import gzip
 import logging
 import mimetypes
 from http import HTTPStatus
@@ -17,7 +18,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from clients.i18n import web_module
+from clients.i18n import LANGUAGES, web_language_module, web_languages_module, web_module
 from protocol.codec import dumps
 from protocol.options_table import OPTIONS
 
@@ -39,6 +40,12 @@ ROOM_OPTIONS_JS = (
 )
 #: Every language's texts as the web client imports them (clients/web/i18n.js).
 TEXTS_JS = web_module()
+#: Each language's texts alone (``/texts/<code>.js``), and the languages' menu
+#: (``/languages.js``): the page loads only its player's language.
+LANGUAGE_JS = {f"/texts/{code}.js": web_language_module(code) or "" for code in LANGUAGES}
+LANGUAGES_JS = web_languages_module()
+#: Text answers at least this long go gzip-compressed to a client that accepts it.
+_GZIP_FROM = 1024
 #: The JavaScript library's files (docs/client-library.md): served to any origin, so a page
 #: elsewhere can ``import { Client } from "http://HOST:PORT/client.js"`` (client.js imports
 #: patch.js beside it). The web client's other files are for its own pages only.
@@ -109,7 +116,23 @@ class Routes:
         if path.startswith("/admin/"):
             status, payload = await admin.handle(self._settings, self._store, request)
             return response(status, dumps(payload), "application/json")
-        return static(path)
+        return compressed(static(path), request.headers.get("Accept-Encoding", ""))
+
+
+def compressed(answer: Response, accepted: str) -> Response:
+    """``answer`` gzip-compressed when the client accepts gzip and it is text worth it
+    (a behind-nginx deployment gets it compressed from here as well: nginx passes it on)."""
+    kind = answer.headers.get("Content-Type", "")
+    textual = kind.startswith("text/") or "javascript" in kind or "json" in kind
+    wants = any(part.split(";")[0].strip() == "gzip" for part in accepted.split(","))
+    if not (wants and textual and answer.status_code == 200 and len(answer.body) >= _GZIP_FROM):
+        return answer
+    body = gzip.compress(answer.body, compresslevel=6, mtime=0)
+    kept = [(k, v) for k, v in answer.headers.raw_items() if k.lower() != "content-length"]
+    headers = Headers([*kept, ("Content-Length", str(len(body)))])
+    headers["Content-Encoding"] = "gzip"
+    headers["Vary"] = "Accept-Encoding"
+    return Response(answer.status_code, answer.reason_phrase, headers, body)
 
 
 def static(path: str) -> Response:
@@ -120,6 +143,10 @@ def static(path: str) -> Response:
         return response(HTTPStatus.OK, ROOM_OPTIONS_JS, "text/javascript")
     if path == "/texts.js":
         return response(HTTPStatus.OK, TEXTS_JS, "text/javascript")
+    if path in LANGUAGE_JS:
+        return response(HTTPStatus.OK, LANGUAGE_JS[path], "text/javascript")
+    if path == "/languages.js":
+        return response(HTTPStatus.OK, LANGUAGES_JS, "text/javascript")
     try:
         target = (WEB_ROOT / path.lstrip("/")).resolve()
         if WEB_ROOT in target.parents and target.is_file():

@@ -68,4 +68,34 @@ def web_module() -> str:
     return f"{head}export default {body};\n"
 
 
-__all__ = ["CATALOGUES", "ENGLISH", "LANGUAGES", "PYTHON_ONLY", "section", "texts", "web_module"]
+def web_language_module(lang: str) -> str | None:
+    """One language's texts as the page imports them (``/texts/<code>.js``): an ES module
+    whose default export maps each key to its text; None for a language not present. The
+    page loads only the player's language (a tenth of :func:`web_module`'s size)."""
+    if lang not in CATALOGUES:
+        return None
+    words = {k: v for k, v in CATALOGUES[lang].items() if not k.startswith(PYTHON_ONLY)}
+    body = json.dumps(words, ensure_ascii=False, separators=(",", ":"))
+    head = f"// The {lang} texts, from clients/i18n/{lang}.json; served, never edited.\n"
+    return f"{head}export default {body};\n"
+
+
+def web_languages_module() -> str:
+    """The languages as the page's menu lists them (``/languages.js``): an ES module whose
+    default export maps each code, in menu order, to the language's name in its own words."""
+    names = {code: words["lang.name"] for code, words in CATALOGUES.items()}
+    body = json.dumps(names, ensure_ascii=False, separators=(",", ":"))
+    return f"// The languages of clients/i18n; served, never edited.\nexport default {body};\n"
+
+
+__all__ = [
+    "CATALOGUES",
+    "ENGLISH",
+    "LANGUAGES",
+    "PYTHON_ONLY",
+    "section",
+    "texts",
+    "web_language_module",
+    "web_languages_module",
+    "web_module",
+]

@@ -1,46 +1,59 @@
 // The interface language: chosen from a saved choice, else from navigator.language;
 // setLang() switches it and listeners re-render. The texts themselves are the catalogues
-// shared with the terminal clients (clients/i18n/<code>.json), which the server serves as
-// one module, /texts.js: every language present, in the order the language menu lists them.
+// shared with the terminal clients (clients/i18n/<code>.json). The server serves each
+// language as its own module, /texts/<code>.js, and the languages' menu as /languages.js:
+// a page loads only its player's language (another one when the player switches to it).
 
-import STRINGS from "./texts.js";
+import NAMES from "./languages.js";
 
 const KEY = "kc.lang";
 const listeners = new Set();
+const loaded = {}; // code -> its texts, once loaded
+
+/** The texts of ``code``, loaded once. */
+async function load(code) {
+  if (!loaded[code]) loaded[code] = (await import(`./texts/${code}.js`)).default;
+  return loaded[code];
+}
 
 function initial() {
   try {
     const saved = localStorage.getItem(KEY);
-    if (saved && STRINGS[saved]) return saved;
+    if (saved && NAMES[saved]) return saved;
   } catch {
     // Storage may be unavailable (private mode); fall back to the browser's language.
   }
   const wanted = [...(navigator.languages || []), navigator.language || "en"];
   for (const tag of wanted) {
     const base = String(tag).toLowerCase().split("-")[0];
-    if (STRINGS[base]) return base;
+    if (NAMES[base]) return base;
   }
   return "en";
 }
 
 let current = initial();
+let strings = await load(current);
 
 export function lang() {
   return current;
 }
 
 export function has(key) {
-  return key in STRINGS[current];
+  return key in strings;
 }
 
 export function t(key, vars = {}) {
-  const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
+  // Every language has every key (a test checks): a missing one shows as its key.
+  const text = strings[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
 }
 
-export function setLang(next) {
-  if (!STRINGS[next] || next === current) return;
+/** Switch to ``next``, once its texts are in; resolves when the page speaks it. */
+export async function setLang(next) {
+  if (!NAMES[next] || next === current) return;
+  const texts = await load(next);
   current = next;
+  strings = texts;
   try {
     localStorage.setItem(KEY, next);
   } catch {
@@ -65,14 +78,14 @@ export function translateStatic(root = document) {
   }
 }
 
-export const LANGUAGES = Object.keys(STRINGS);
+export const LANGUAGES = Object.keys(NAMES);
 
 /** A language's name in its own words ("Español"), for the language menu. */
 export function languageName(code) {
-  return STRINGS[code]["lang.name"];
+  return NAMES[code];
 }
 
-/** Every text key of a language, as the page has it. */
-export function keysOf(code) {
-  return Object.keys(STRINGS[code] || {});
+/** Every text key of a language, as the page has it (loaded when not yet). */
+export async function keysOf(code) {
+  return Object.keys(NAMES[code] ? await load(code) : {});
 }

@@ -96,7 +96,8 @@ def test_the_page_has_every_language_of_the_catalogues_and_every_text_it_marks(
     keys = page.evaluate(
         """async () => {
           const { LANGUAGES, keysOf } = await import("/i18n.js");
-          return Object.fromEntries(LANGUAGES.map((code) => [code, keysOf(code)]));
+          const lists = await Promise.all(LANGUAGES.map((code) => keysOf(code)));
+          return Object.fromEntries(LANGUAGES.map((code, i) => [code, lists[i]]));
         }"""
     )
     assert list(keys) == list(LANGUAGES)
