@@ -43,7 +43,25 @@ export function standing(board, entries, me) {
   return { rank: ranks(entries, KEYS[board])[at], of: entries.length };
 }
 
-export function leaderboardTable(board, entries, me) {
+/** Rows the board ranks alike, in an order people can see: the lower average penalty
+ * first (all-time), then by name and tag; the server's order otherwise. */
+function tiesInOrder(board, entries) {
+  const key = KEYS[board] || KEYS.alltime;
+  const byName = (a, b) =>
+    String(a.name).localeCompare(String(b.name), lang()) ||
+    String(a.tag || "").localeCompare(String(b.tag || ""));
+  return entries
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => {
+      if (key(a.entry) !== key(b.entry)) return a.i - b.i;
+      const avg = board === "alltime" ? (a.entry.avg_penalty ?? 0) - (b.entry.avg_penalty ?? 0) : 0;
+      return avg || byName(a.entry, b.entry) || a.i - b.i;
+    })
+    .map(({ entry }) => entry);
+}
+
+export function leaderboardTable(board, given, me) {
+  const entries = tiesInOrder(board, given);
   const daily = board === "daily";
   const columns = ["boards.rank", "boards.player", ...(COLUMNS[board] || COLUMNS.alltime)];
   // The player's column reads left to right; every other one is a number.
