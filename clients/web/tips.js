@@ -44,8 +44,15 @@ export function openTips(from = document.activeElement) {
   if (dialog.open) return;
   opener = from instanceof HTMLElement ? from : null;
   fill();
+  // A phone has no keyboard at the table: no key list there.
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  $("keys-title").hidden = touch;
+  $("keys-list").hidden = touch;
   dialog.showModal();
-  $("tips-close").focus();
+  // Focus on Close (at the end) without scrolling there: the tips open at their top.
+  $("tips-close").focus({ preventScroll: true });
+  dialog.scrollTop = 0;
+  for (const box of dialog.querySelectorAll(".tips-box")) box.scrollTop = 0;
 }
 
 export function wireTips() {
