@@ -20,7 +20,13 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS: dict[str, tuple[str, ...]] = {
     "entry": ("server.__main__",),
     "wiring": ("server.app", "server.review_worker"),
-    "front": ("server.sockets", "server.commands", "server.routes", "server.api"),
+    "front": (
+        "server.sockets",
+        "server.routing",
+        "server.commands",
+        "server.routes",
+        "server.api",
+    ),
     "services": (
         "server.admin",
         "server.lobby",

@@ -37,6 +37,11 @@ EVENTS: list[dict[str, Any]] = [
     {"ev": "took", "seat": 1, "count": 3},
     {"ev": "hand_over", "out": 0, "reason": "emptied", "penalties": [0, 12]},
     {"ev": "match_over", "winners": [0]},
+    # The variants' (opening_refill, scoring: corners): after the others, so the indices
+    # read below stay.
+    {"ev": "collected", "seat": 0, "corner": "NE", "total": 1},
+    {"ev": "moved", "seat": 1, "from": "N", "to": "NE", "refill": "5C"},
+    {"ev": "match_over", "winners": [0, 1], "places": [1, 1, 3]},
 ]
 ERRORS: list[dict[str, Any]] = [
     {"code": "does_not_fit", "params": {"card": "6S", "pile": "N", "onto": "8C"}},
