@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .messages import CardCode, Level, PileName, RoomOptions
+from .messages import RoomOptions
 from .options_table import OPTIONS
+from .wire_types import CardCode, Level, PileName
 
 RoomPhase = Literal["lobby", "playing", "hand_over", "finished"]
 #: Why a match changes no rating (see docs/ratings.md).

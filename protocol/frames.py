@@ -1,9 +1,10 @@
 """Server frames built from their message models, so each frame is declared once.
 
 Every frame the server writes, and every table-log line, is built here from its model in
-:mod:`protocol.messages`: ``frame(Joined, room=code, role="player", seat=1, token=t)``. The
-model supplies the tag (``type`` or ``ev``), the field names and their wire spelling (``from_``
-goes out as ``from``); a field left out of the call is left out of the frame, as pydantic's
+:mod:`protocol.messages` (a log line's in :mod:`protocol.log_events`):
+``frame(Joined, room=code, role="player", seat=1, token=t)``. The model supplies the tag
+(``type`` or ``ev``), the field names and their wire spelling (``from_`` goes out as
+``from``); a field left out of the call is left out of the frame, as pydantic's
 ``exclude_unset`` would, and the model's default stands for it on the other side. A name the
 model does not have, or a missing required field, is a ``TypeError`` at the call.
 

@@ -3,16 +3,18 @@
 Messages are JSON text frames, each an object tagged by ``type``. :data:`ClientMessage`
 lists what a client may send, :data:`ServerMessage` what the server sends. The JSON Schema
 in ``protocol/schema.json`` is generated from these models (``python -m protocol.schema``);
-``docs/protocol.md`` explains the flow.
+``docs/protocol.md`` explains the flow. A ``patch``'s log events are in :mod:`protocol.log_events`.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
+from protocol.log_events import LogEvent
 from protocol.options_table import DrawRule, Pace, Scoring, option
+from protocol.wire_types import CardCode, Level, Name, RoomCode, Seq, WireModel
 
 #: The protocol version this release speaks (docs/protocol-changes.md lists each one).
 PROTOCOL_VERSION = 2
@@ -22,40 +24,28 @@ DEPRECATED_VERSIONS = frozenset({1})
 #: Every version a ``hello`` may ask for; any other is refused with ``unsupported_version``.
 SUPPORTED_VERSIONS = frozenset({PROTOCOL_VERSION, *DEPRECATED_VERSIONS})
 
-Name = Annotated[str, StringConstraints(min_length=1, max_length=24)]
-RoomCode = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]{6}$")]
-Level = Literal["random", "heuristic", "easy", "medium", "hard", "expert"]
-Seq = Annotated[int, Field(ge=0, le=2**53)]
-CardCode = Annotated[str, StringConstraints(pattern=r"^(A|[2-9]|10|J|Q|K)[CDHS]$")]
-PileName = Literal["N", "E", "S", "W", "NE", "SE", "SW", "NW"]
-CornerName = Literal["NE", "SE", "SW", "NW"]
-
-
-class _Message(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
 
 # --- actions (the engine's wire vocabulary) ------------------------------------------
 
 
-class PlayAction(_Message):
+class PlayAction(WireModel):
     type: Literal["play"]
     card: str = Field(max_length=3)
     pile: str = Field(max_length=2)
 
 
-class MoveAction(_Message):
+class MoveAction(WireModel):
     type: Literal["move"]
     from_: str = Field(alias="from", max_length=2)
     to: str = Field(max_length=2)
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
 
 
-class EndTurnAction(_Message):
+class EndTurnAction(WireModel):
     type: Literal["end_turn"]
 
 
-class DrawAction(_Message):
+class DrawAction(WireModel):
     """Take the stock's top card, the turn going on: only in a ``draw: until_playable``
     room, while no card of the hand can be played."""
 
@@ -79,7 +69,7 @@ _SEATS, _TARGET, _TIMER = option("seats"), option("target"), option("turn_timer"
 
 # The options a person picks are declared in protocol/options_table.py, with their bounds
 # and defaults; the fields here type them.
-class RoomOptions(_Message):
+class RoomOptions(WireModel):
     """Rules of the match (RULES.md variants) and how the room runs."""
 
     seats: int = Field(default=_default("seats"), ge=_SEATS.low, le=_SEATS.high)
@@ -115,7 +105,7 @@ class RoomOptions(_Message):
 # --- client to server ------------------------------------------------------------------
 
 
-class Hello(_Message):
+class Hello(WireModel):
     """First message of every connection: the protocol ``version`` the client speaks, a
     display name, and the secret ``player`` token from an earlier ``welcome`` (omit it to
     get a new identity). A version the server does not speak is refused with
@@ -129,7 +119,7 @@ class Hello(_Message):
     player: str | None = Field(default=None, min_length=16, max_length=64)
 
 
-class Create(_Message):
+class Create(WireModel):
     """Create a room; the sender joins it as host, in seat 0 unless ``spectate``."""
 
     type: Literal["create"]
@@ -137,7 +127,7 @@ class Create(_Message):
     spectate: bool = False
 
 
-class Join(_Message):
+class Join(WireModel):
     """Join a room: as a player in ``seat`` (any free seat when null), as a spectator, or
     back into your own seat with the ``token`` you were given."""
 
@@ -148,14 +138,14 @@ class Join(_Message):
     token: str | None = Field(default=None, max_length=64)
 
 
-class Sit(_Message):
+class Sit(WireModel):
     """Before the start: take or change to a free seat."""
 
     type: Literal["sit"]
     seat: int = Field(ge=0, le=3)
 
 
-class Start(_Message):
+class Start(WireModel):
     """Host only, before the start: begin the match; ``fill`` puts bots of that level in
     every empty seat (otherwise every seat must be taken)."""
 
@@ -163,7 +153,7 @@ class Start(_Message):
     fill: Level | None = None
 
 
-class Act(_Message):
+class Act(WireModel):
     """Take a game action. ``seq`` is echoed in the resulting patch or error."""
 
     type: Literal["act"]
@@ -171,67 +161,67 @@ class Act(_Message):
     action: ActionModel
 
 
-class NextHand(_Message):
+class NextHand(WireModel):
     """After a hand ends: deal the next one now instead of waiting for the pause."""
 
     type: Literal["next_hand"]
 
 
-class Resync(_Message):
+class Resync(WireModel):
     """Ask for a fresh snapshot (after a gap in versions)."""
 
     type: Literal["resync"]
 
 
-class Leave(_Message):
+class Leave(WireModel):
     """Leave the room (a seated player's seat goes to a bot once the match has begun)."""
 
     type: Literal["leave"]
 
 
-class Chat(_Message):
+class Chat(WireModel):
     type: Literal["chat"]
     text: str = Field(min_length=1, max_length=500)
 
 
-class QuickPlay(_Message):
+class QuickPlay(WireModel):
     """Wait for a table of ``seats``; bots fill it after the server's matchmaking wait."""
 
     type: Literal["quick_play"]
     seats: int = Field(default=4, ge=2, le=4)
 
 
-class CancelQuickPlay(_Message):
+class CancelQuickPlay(WireModel):
     """Leave the quick-play queue; answered with ``queued`` (``seats`` null) either way."""
 
     type: Literal["cancel_quick_play"]
 
 
-class ListRooms(_Message):
+class ListRooms(WireModel):
     type: Literal["list_rooms"]
 
 
-class Hint(_Message):
+class Hint(WireModel):
     """On your turn: ask for the expert bot's suggestion for your own seat."""
 
     type: Literal["hint"]
 
 
-class Ready(_Message):
+class Ready(WireModel):
     """Before the start: say you are (or are no longer) ready to play."""
 
     type: Literal["ready"]
     ready: bool = True
 
 
-class Configure(_Message):
+class Configure(WireModel):
     """Host only, before the start: change the room's options (resets everyone's ready)."""
 
     type: Literal["configure"]
     options: RoomOptions
 
 
-class AddBot(_Message):
+class AddBot(WireModel):
     """Host only, before the start: put a bot of ``level`` in the free ``seat``."""
 
     type: Literal["add_bot"]
@@ -239,14 +229,14 @@ class AddBot(_Message):
     level: Level = "medium"
 
 
-class RemoveBot(_Message):
+class RemoveBot(WireModel):
     """Host only, before the start: free the bot's ``seat``."""
 
     type: Literal["remove_bot"]
     seat: int = Field(ge=0, le=3)
 
 
-class Kick(_Message):
+class Kick(WireModel):
     """Host only: remove the person in ``seat``; neither their seat token nor their identity
     gets a seat in this room again."""
 
@@ -254,14 +244,14 @@ class Kick(_Message):
     seat: int = Field(ge=0, le=3)
 
 
-class Lock(_Message):
+class Lock(WireModel):
     """Host only, before the start: refuse (or again accept) new players."""
 
     type: Literal["lock"]
     locked: bool = True
 
 
-class Rematch(_Message):
+class Rematch(WireModel):
     """After a match: vote to play again at the same table. The host may ``force`` it,
     with bots in the seats of people who are gone."""
 
@@ -269,19 +259,19 @@ class Rematch(_Message):
     force: bool = False
 
 
-class Back(_Message):
+class Back(WireModel):
     """Take your seat back from the bot that played it while you were away."""
 
     type: Literal["back"]
 
 
-class Daily(_Message):
+class Daily(WireModel):
     """Play today's daily deal (UTC) against three bots: ranked the first time each day."""
 
     type: Literal["daily"]
 
 
-class Leaderboard(_Message):
+class Leaderboard(WireModel):
     """Ask for a leaderboard: ``daily`` (of ``day``, today by default), ``alltime`` or
     ``rating`` (the "Top players")."""
 
@@ -290,33 +280,33 @@ class Leaderboard(_Message):
     day: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
 
 
-class MyMatches(_Message):
+class MyMatches(WireModel):
     """Ask for your finished matches (newest first), to replay them."""
 
     type: Literal["my_matches"]
 
 
-class Profile(_Message):
+class Profile(WireModel):
     """Ask how you stand: your name, tag, rating and rated matches."""
 
     type: Literal["profile"]
 
 
-class Rename(_Message):
+class Rename(WireModel):
     """Go by another display name from now on (boards and history show the new one)."""
 
     type: Literal["rename"]
     name: Name
 
 
-class RecoveryCode(_Message):
+class RecoveryCode(WireModel):
     """Ask for a new recovery code (shown once); the code you had before stops working and
     every other device of this identity is signed out."""
 
     type: Literal["recovery_code"]
 
 
-class Recover(_Message):
+class Recover(WireModel):
     """Become the player a recovery code belongs to, on this connection (not in a room)."""
 
     type: Literal["recover"]
@@ -360,7 +350,7 @@ ClientMessage = Annotated[
 # --- server to client ------------------------------------------------------------------
 
 
-class Welcome(_Message):
+class Welcome(WireModel):
     """``version`` is the protocol version the server speaks on this connection (the
     hello's). ``player`` is your secret identity token: keep it and send it in every ``hello``.
     ``player_id`` is its public form (leaderboards, match history), ``tag`` the short mark
@@ -377,7 +367,7 @@ class Welcome(_Message):
     name: str | None = None
 
 
-class Joined(_Message):
+class Joined(WireModel):
     """You are in ``room``. Players get a secret ``token``: keep it to come back."""
 
     type: Literal["joined"] = "joined"
@@ -387,7 +377,7 @@ class Joined(_Message):
     token: str | None
 
 
-class Snapshot(_Message):
+class Snapshot(WireModel):
     """Your whole document (``room`` and ``game``) at ``version``."""
 
     type: Literal["snapshot"] = "snapshot"
@@ -396,223 +386,7 @@ class Snapshot(_Message):
     doc: dict[str, Any]
 
 
-# --- table-log events: what happened, as data (clients word them) -------------------
-
-SeatNo = Annotated[int, Field(ge=0, le=3)]
-
-
-class _Event(_Message):
-    pass
-
-
-class Sat(_Event):
-    """``name`` took ``seat``; ``bot`` is the bot's level, or null for a person."""
-
-    ev: Literal["sat"] = "sat"
-    seat: SeatNo
-    name: str
-    bot: Level | None = None
-
-
-class MovedSeat(_Event):
-    """The person of seat ``from`` moved to ``seat`` (in the lobby)."""
-
-    ev: Literal["moved_seat"] = "moved_seat"
-    seat: SeatNo
-    from_: SeatNo = Field(alias="from")
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
-
-
-class LeftSeat(_Event):
-    """``name`` left ``seat`` (in the lobby: the seat is free now)."""
-
-    ev: Literal["left"] = "left"
-    seat: SeatNo
-    name: str
-
-
-class BotTook(_Event):
-    """``name`` left ``seat`` during a match; a bot of ``level`` plays it from now on."""
-
-    ev: Literal["bot_took"] = "bot_took"
-    seat: SeatNo
-    name: str
-    level: Level
-
-
-class KickedSeat(_Event):
-    """The host removed ``name`` from ``seat`` (a bot plays it if a match is on)."""
-
-    ev: Literal["kicked"] = "kicked"
-    seat: SeatNo
-    name: str
-
-
-class HostIs(_Event):
-    """``seat`` is the host now."""
-
-    ev: Literal["host"] = "host"
-    seat: SeatNo
-
-
-class LockedRoom(_Event):
-    """The host (``seat``) locked (``locked``: true) or unlocked the room."""
-
-    ev: Literal["locked"] = "locked"
-    seat: SeatNo | None
-    locked: bool
-
-
-class Configured(_Event):
-    """The host (``seat``) changed the room's options."""
-
-    ev: Literal["configured"] = "configured"
-    seat: SeatNo | None
-
-
-class Away(_Event):
-    """``seat`` is away (a bot plays for it until it is back), or is back."""
-
-    ev: Literal["away"] = "away"
-    seat: SeatNo
-    away: bool
-
-
-class TimedOut(_Event):
-    """``seat``'s turn timer ran out; a bot played the turn."""
-
-    ev: Literal["timed_out"] = "timed_out"
-    seat: SeatNo
-
-
-class RematchVote(_Event):
-    """``seat`` asked for a rematch."""
-
-    ev: Literal["rematch_vote"] = "rematch_vote"
-    seat: SeatNo
-
-
-class Started(_Event):
-    """A match began (``rematch``: a rematch of the one before); ``dealer`` deals."""
-
-    ev: Literal["started"] = "started"
-    dealer: SeatNo
-    rematch: bool
-
-
-class Dealt(_Event):
-    """Hand number ``hand`` (1 is the first) was dealt by ``dealer``."""
-
-    ev: Literal["dealt"] = "dealt"
-    dealer: SeatNo
-    hand: Annotated[int, Field(ge=1)]
-
-
-class Played(_Event):
-    """``seat`` played ``card`` on ``pile``."""
-
-    ev: Literal["played"] = "played"
-    seat: SeatNo
-    card: CardCode
-    pile: PileName
-
-
-class Moved(_Event):
-    """``seat`` moved the whole pile ``from`` onto the pile ``to``. ``refill``, only under
-    ``opening_refill`` when the move emptied a side space in the refill window: the stock's
-    top card that now lies on ``from`` (absent otherwise)."""
-
-    ev: Literal["moved"] = "moved"
-    seat: SeatNo
-    from_: PileName = Field(alias="from")
-    to: PileName
-    refill: CardCode | None = None
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
-
-
-class Collected(_Event):
-    """``scoring: corners``: ``seat`` completed the corner ``corner`` from king to ace with
-    the play or move just logged and collected it: its 13 cards left the table and the
-    corner is empty again. ``total``: the corners ``seat`` has collected this hand."""
-
-    ev: Literal["collected"] = "collected"
-    seat: SeatNo
-    corner: CornerName
-    total: Annotated[int, Field(ge=1, le=4)]
-
-
-class Drew(_Event):
-    """``seat`` ended its turn by drawing a card (``draw: end``; others never see it)."""
-
-    ev: Literal["drew"] = "drew"
-    seat: SeatNo
-
-
-class Took(_Event):
-    """``seat`` took ``count`` cards from the top of the stock and its turn goes on
-    (``draw: until_playable``: one by ``draw``, or up to three after a play that emptied its
-    hand beside an empty side space; others never see which)."""
-
-    ev: Literal["took"] = "took"
-    seat: SeatNo
-    count: Annotated[int, Field(ge=1, le=3)]
-
-
-class Ended(_Event):
-    """``seat`` ended its turn without drawing."""
-
-    ev: Literal["ended"] = "ended"
-    seat: SeatNo
-
-
-class HandOverEvent(_Event):
-    """The hand is over: ``out`` went out (``reason`` ``emptied``), or nobody could move
-    (``blocked``, ``out`` null). ``penalties`` per seat, kings counting 10."""
-
-    ev: Literal["hand_over"] = "hand_over"
-    out: SeatNo | None
-    reason: Literal["emptied", "blocked"]
-    penalties: list[int]
-
-
-class MatchOverEvent(_Event):
-    """The match is over; ``winners`` are first (the lowest total; several on a tie).
-    ``places``, only under ``scoring: corners`` (absent otherwise): each seat's place, by
-    corners collected, then the lower penalty, ties shared (1, 2, 2, 4)."""
-
-    ev: Literal["match_over"] = "match_over"
-    winners: list[SeatNo]
-    places: list[Annotated[int, Field(ge=1, le=4)]] | None = None
-
-
-LogEvent = Annotated[
-    Sat
-    | MovedSeat
-    | LeftSeat
-    | BotTook
-    | KickedSeat
-    | HostIs
-    | LockedRoom
-    | Configured
-    | Away
-    | TimedOut
-    | RematchVote
-    | Started
-    | Dealt
-    | Played
-    | Moved
-    | Collected
-    | Drew
-    | Took
-    | Ended
-    | HandOverEvent
-    | MatchOverEvent,
-    Field(discriminator="ev"),
-]
-"""One line of the table log, as data: ``ev`` names what happened."""
-
-
-class PatchOp(_Message):
+class PatchOp(WireModel):
     """One RFC 6902 operation on your document: ``path`` (and ``from`` for ``move`` and
     ``copy``) are JSON Pointers into it (see ``$defs/Document`` for what they may reach)."""
 
@@ -625,7 +399,7 @@ class PatchOp(_Message):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
 
 
-class Patch(_Message):
+class Patch(WireModel):
     """RFC 6902 operations turning your document at ``from`` into ``to``, in the room this
     connection is in (a connection is in one room at a time). ``seq`` is present only on the
     patch that results from your own accepted action; ``log`` is left out when empty."""
@@ -639,7 +413,7 @@ class Patch(_Message):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
 
 
-class ChatLine(_Message):
+class ChatLine(WireModel):
     type: Literal["chat"] = "chat"
     room: str
     seat: int | None
@@ -650,7 +424,7 @@ class ChatLine(_Message):
 ErrorParam = str | int | list[str] | list[int] | None
 
 
-class Error(_Message):
+class Error(WireModel):
     """A refused request; nothing changed. ``code`` is stable and ``params`` holds what a
     client needs to word it (docs/protocol.md lists each code's); ``message`` is a short
     English wording for logs and people reading raw frames."""
@@ -662,7 +436,7 @@ class Error(_Message):
     seq: int | None = None
 
 
-class RoomSummary(_Message):
+class RoomSummary(WireModel):
     room: str
     seats: int
     taken: int
@@ -672,12 +446,12 @@ class RoomSummary(_Message):
     options: dict[str, Any]
 
 
-class Rooms(_Message):
+class Rooms(WireModel):
     type: Literal["rooms"] = "rooms"
     rooms: list[RoomSummary]
 
 
-class Queued(_Message):
+class Queued(WireModel):
     """You are waiting for a quick-play table of ``seats``; null: you are not waiting (the
     answer to ``cancel_quick_play``)."""
 
@@ -705,7 +479,7 @@ HintCode = Literal[
 ]
 
 
-class HintReason(_Message):
+class HintReason(WireModel):
     """Why the hint suggests its action: a strategy tip's code and the cards and piles it
     names (card codes like ``6S``, pile names like ``NE``); docs/protocol.md lists them."""
 
@@ -713,26 +487,26 @@ class HintReason(_Message):
     params: dict[str, str | int] = Field(default_factory=dict)
 
 
-class HintReply(_Message):
+class HintReply(WireModel):
     type: Literal["hint"] = "hint"
     action: dict[str, Any]
     text: str
     reason: HintReason
 
 
-class Left(_Message):
+class Left(WireModel):
     type: Literal["left"] = "left"
     room: str
 
 
-class KickedOut(_Message):
+class KickedOut(WireModel):
     """The host removed you from ``room``; you are no longer in it."""
 
     type: Literal["kicked"] = "kicked"
     room: str
 
 
-class LeaderboardReply(_Message):
+class LeaderboardReply(WireModel):
     """Daily rows: ``{player, name, tag, penalty, hands}``, best first. All-time rows:
     ``{player, name, tag, won, played, avg_penalty}``, by matches won. Rating rows:
     ``{player, name, tag, rating, matches}``, best rating first."""
@@ -743,14 +517,14 @@ class LeaderboardReply(_Message):
     entries: list[dict[str, Any]]
 
 
-class Matches(_Message):
+class Matches(WireModel):
     """Your finished matches: ``{id, room, finished_at, seats, totals, winners, daily}``."""
 
     type: Literal["matches"] = "matches"
     matches: list[dict[str, Any]]
 
 
-class ProfileReply(_Message):
+class ProfileReply(WireModel):
     """How you stand: ``rating`` (1000 to start), ``matches`` rated so far, ``listed`` once
     you have ``min_matches`` and are on the "Top players" board; until then the rating is
     ``provisional`` (docs/ratings.md)."""
@@ -766,7 +540,7 @@ class ProfileReply(_Message):
     min_matches: int
 
 
-class RecoveryCodeReply(_Message):
+class RecoveryCodeReply(WireModel):
     """Your new recovery code, shown this once: another browser (or client) sends it in
     ``recover`` to become you. The server keeps only its hash. Every other device of this
     identity is signed out; ``player`` is this device's new token (keep it: the one it
@@ -777,14 +551,14 @@ class RecoveryCodeReply(_Message):
     player: str
 
 
-class Status(_Message):
+class Status(WireModel):
     """The server's shared store went down (moves are refused meanwhile) or came back."""
 
     type: Literal["status"] = "status"
     store: Literal["up", "down"]
 
 
-class Rewound(_Message):
+class Rewound(WireModel):
     """The store lost the room's latest changes (a crash or a fail-over): the room went back
     from version ``from`` to ``to``. Changes you saw after ``to`` are undone; a fresh
     snapshot follows at once. Version numbers may repeat with other contents afterwards."""
@@ -796,7 +570,7 @@ class Rewound(_Message):
     to: int
 
 
-class Closing(_Message):
+class Closing(WireModel):
     """The server is shutting down; reconnect (with your token) in a moment."""
 
     type: Literal["closing"] = "closing"

@@ -16,8 +16,9 @@ from typing import Any
 from protocol.engine import Options, new_match
 from protocol.errors import BadOptions, RoomFull, RoomNotFound
 from protocol.frames import frame
-from protocol.messages import ChatLine, Level, Queued, RoomOptions
+from protocol.messages import ChatLine, Queued, RoomOptions
 from protocol.options_table import rule_values
+from protocol.wire_types import Level
 
 from .bots import BotRunner
 from .config import Settings

@@ -57,7 +57,7 @@ from protocol.errors import (
     UpgradeNeeded,
 )
 from protocol.frames import data
-from protocol.messages import (
+from protocol.log_events import (
     Away,
     BotTook,
     Collected,
@@ -75,12 +75,12 @@ from protocol.messages import (
     MovedSeat,
     Played,
     RematchVote,
-    RoomOptions,
     Sat,
     Started,
     TimedOut,
     Took,
 )
+from protocol.messages import RoomOptions
 from protocol.options_table import OPTIONS, room_values, rule_values
 
 from .store.base import Event, link

@@ -12,17 +12,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from protocol import frames
-from protocol.messages import (
-    Error,
-    Joined,
-    LogEvent,
-    Moved,
-    Patch,
-    Played,
-    Queued,
-    Rewound,
-    ServerMessage,
-)
+from protocol.log_events import LogEvent, Moved, Played
+from protocol.messages import Error, Joined, Patch, Queued, Rewound, ServerMessage
 
 ROOT = Path(__file__).resolve().parents[2]
 

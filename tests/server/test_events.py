@@ -17,7 +17,8 @@ from protocol.codec import decode_server
 from protocol.engine import shuffled_deck
 from protocol.engine.actions import Play
 from protocol.errors import KingsCornerError, NotInHand
-from protocol.messages import LogEvent, RoomOptions
+from protocol.log_events import LogEvent
+from protocol.messages import RoomOptions
 from protocol.schema import error_classes
 from server.app import GameServer, port_of
 from server.room import Room, create_event

@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 import server.room as room_module
 from protocol.codec import decode_server
 from protocol.errors import UpgradeNeeded
-from protocol.messages import LogEvent, RoomOptions
+from protocol.log_events import LogEvent
+from protocol.messages import RoomOptions
 from server.app import GameServer
 from server.room import UNTIL_PLAYABLE_FORMAT, create_event, needs_reader
 

@@ -9,7 +9,7 @@ from typing import Any, get_args
 
 import pytest
 
-from protocol.messages import LogEvent
+from protocol.log_events import LogEvent
 from protocol.schema import error_classes
 
 from .conftest import Pages
