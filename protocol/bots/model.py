@@ -163,6 +163,11 @@ def do_move_collecting(hand: int, piles: Piles, move: CardMove) -> tuple[int, Pi
     return hand, piles, 0
 
 
+def empty_sides(piles: Piles) -> int:
+    """How many side spaces are empty."""
+    return sum(1 for i in SIDE_RANGE if piles[i] == EMPTY)
+
+
 def merges_available(piles: Piles) -> int:
     """How many pile moves the table offers that would empty a side space."""
     tops = {code & 63 for code in piles if code != EMPTY}
@@ -206,6 +211,7 @@ __all__ = [
     "completes",
     "do_move",
     "do_move_collecting",
+    "empty_sides",
     "hand_penalty",
     "mask_of",
     "merges_available",

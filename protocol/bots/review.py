@@ -7,7 +7,7 @@ after a draw):
 1. **Every end of the turn** is listed exactly (:func:`.turnsearch.turn_ends`), and each is
    priced by the expert's static evaluation (:func:`.search.static_values`).
 2. **Could the seat have gone out?** A search of the turn's own move tree, no sampling
-   (:func:`going_out`): when a line empties the hand (and the hand ends: no refill of
+   (:func:`.going_out.going_out`): when a line empties the hand (and the hand ends: no refill of
    three) and the seat did not take it, the turn is marked ``could_go_out`` and that line
    is the better one.
 3. **The screen.** A turn whose played end is within :attr:`ReviewConfig.screen` cards of
@@ -19,12 +19,12 @@ after a draw):
    end lost against it (the others' mean penalty minus the seat's own).
 5. **The chance to win** after either end: each world goes on through fresh deals to the
    end of the match. Those later deals do not depend on the turn, so a hand's review deals
-   them once (:class:`_Futures`) and every turn of that hand reuses them.
+   them once (:class:`.review_futures.Futures`) and every turn of that hand reuses them.
 6. **The fork and the reason.** The better line is rewritten to follow what was played for
    as long as it can (so two lines that differ only in an equivalent choice, which empty
    corner or the order of independent plays, share their start) and ``fork`` says where
    they part. The reason names what the better end gains over the played one, in the
-   strategy tips' words (:func:`gain`).
+   strategy tips' words (:func:`.review_why.gain`).
 
 Everything a seat's review holds comes from that seat's view at the time (its own hand,
 the table, the counts) and what its own earlier views taught it (:mod:`.notes`); the worlds
@@ -35,15 +35,12 @@ clock, so a review of a finished match is the same every time and on every machi
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from protocol.engine import (
-    DECK,
     NEXT_HAND,
-    PILES,
     Action,
     Move,
     Options,
@@ -56,13 +53,10 @@ from protocol.engine.match import Match
 
 from .base import Seen
 from .evaluate import DEFAULT_WEIGHTS
-from .greedy import greedy_play
+from .going_out import align, follow, goes_out, going_out, position_key
 from .levels import CONFIGS
 from .model import (
     CARD_ID,
-    EMPTY,
-    FITS_ON_MASK,
-    KING_MASK,
     MOVE,
     PILE_ID,
     PLAY,
@@ -71,19 +65,14 @@ from .model import (
     cards_of,
     do_move,
     do_move_collecting,
-    hand_penalty,
-    merges_available,
     to_action,
-    turn_moves,
 )
-from .notes import Notes, fits_mask, observe, remember, tops_mask
+from .notes import Notes, observe, remember
+from .review_futures import Futures, price, win_chance
+from .review_why import gain, reason_at
 from .search import allowed_ends, static_values
 from .turnsearch import TurnEnd, turn_ends
 from .worlds import World, sample_world
-
-HAND_SIZE = 7
-#: Hands a dealt future holds at most (a match always ends long before).
-FUTURE_HANDS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,13 +106,6 @@ def card_move(action: Action) -> CardMove | None:
     if isinstance(action, Move):
         return (MOVE, PILE_ID[action.src], PILE_ID[action.dst])
     return None
-
-
-Key = tuple[int, tuple[int, ...], tuple[int, ...]]
-
-
-def _key(hand: int, piles: Piles) -> Key:
-    return hand, tuple(sorted(piles[:4])), tuple(sorted(piles[4:]))
 
 
 def _start(record: Mapping[str, Any]) -> Match:
@@ -228,7 +210,8 @@ def _played_path(seen: Seen, actions: Sequence[Action]) -> tuple[CardMove, ...]:
 
 
 def _collecting(hand: int, piles: Piles, path: Sequence[CardMove]) -> tuple[int, Piles, int]:
-    """:func:`_follow` under ``scoring: corners``, with the corners collected on the way."""
+    """:func:`.going_out.follow` under ``scoring: corners``, with the corners collected on
+    the way."""
     total = 0
     for move in path:
         hand, piles, got = do_move_collecting(hand, piles, move)
@@ -242,363 +225,6 @@ def _refills(path: Sequence[CardMove]) -> bool:
     return (
         bool(path) and path[-1][0] != PLAY and path[-1][1] < 4 and all(m[0] != PLAY for m in path)
     )
-
-
-def _follow(hand: int, piles: Piles, path: Sequence[CardMove]) -> tuple[int, Piles]:
-    for move in path:
-        hand, piles = do_move(hand, piles, move)
-    return hand, piles
-
-
-def _goes_out(seen: Seen, hand: int, piles: Piles) -> bool:
-    """An empty hand that ends the hand (not one that draws three and plays on)."""
-    return not hand and not seen.refills(hand, piles)
-
-
-def going_out(seen: Seen) -> tuple[CardMove, ...] | None:
-    """A line of this turn that empties the seat's hand and so ends the hand, or None when
-    there is none. Exact: a depth-first search of the turn's move tree, each position once,
-    no sampling and no limit; a position is left out only when :func:`_hopeless` proves
-    that no line from it empties the hand."""
-    start = (seen.hand, seen.piles)
-    visited = {_key(*start)}
-    stack: list[tuple[int, Piles, tuple[CardMove, ...]]] = [(*start, ())]
-    while stack:
-        hand, piles, path = stack.pop()
-        if _hopeless(hand, piles):
-            continue
-        for move in turn_moves(hand, piles):
-            hand2, piles2 = do_move(hand, piles, move)
-            key = _key(hand2, piles2)
-            if key in visited:
-                continue
-            visited.add(key)
-            if not hand2:
-                if _goes_out(seen, hand2, piles2):
-                    return (*path, move)
-                continue
-            stack.append((hand2, piles2, (*path, move)))
-    return None
-
-
-def _hopeless(hand: int, piles: Piles) -> bool:
-    """True when no line of the turn from here can empty ``hand``: the cards that can have
-    no parent to go on (one of the tops, or a card of the hand, a rank above and the other
-    colour), and the kings beyond the empty corners, need more side spaces than are empty
-    or could be emptied (a side pile with a king at its base and a corner free, or whose
-    base could go onto a top or a card of the hand). A necessary condition only."""
-    empty_sides = _empty_sides(piles)
-    empty_corners = sum(1 for i in range(4, 8) if piles[i] == EMPTY)
-    fits = fits_mask(tops_mask(piles) | hand)
-    kings = (hand & KING_MASK).bit_count()
-    roots = (hand & ~KING_MASK & ~fits).bit_count() + max(0, kings - empty_corners)
-    if roots <= empty_sides:
-        return False
-    spaces = empty_sides
-    for i in range(4):
-        code = piles[i]
-        if code == EMPTY:
-            continue
-        base = code >> 6
-        if (KING_MASK >> base & 1 and empty_corners) or fits >> base & 1:
-            spaces += 1
-    return roots > spaces
-
-
-def _path_to(parents: Mapping[Key, tuple[Key, CardMove] | None], key: Key) -> tuple[CardMove, ...]:
-    path: list[CardMove] = []
-    step = parents[key]
-    while step is not None:
-        key, move = step
-        path.append(move)
-        step = parents[key]
-    return tuple(reversed(path))
-
-
-def _shortest(hand: int, piles: Piles, goal: Key, limit: int) -> tuple[CardMove, ...] | None:
-    """The shortest line from ``hand``/``piles`` to a position equal to ``goal``."""
-    start = _key(hand, piles)
-    if start == goal:
-        return ()
-    keep = goal[0]
-    if keep & ~hand:
-        return None  # a card the goal holds is already played: cards never come back
-    parents: dict[Key, tuple[Key, CardMove] | None] = {start: None}
-    queue: deque[tuple[int, Piles]] = deque([(hand, piles)])
-    while queue and len(parents) < limit:
-        hand, piles = queue.popleft()
-        here = _key(hand, piles)
-        if not hand:
-            continue
-        for move in turn_moves(hand, piles):
-            hand2, piles2 = do_move(hand, piles, move)
-            if keep & ~hand2:
-                continue
-            key = _key(hand2, piles2)
-            if key in parents:
-                continue
-            parents[key] = (here, move)
-            if key == goal:
-                return _path_to(parents, key)
-            queue.append((hand2, piles2))
-    return None
-
-
-def align(
-    seen: Seen, played: Sequence[CardMove], better: Sequence[CardMove], limit: int
-) -> tuple[int, tuple[CardMove, ...]]:
-    """The better line rewritten to follow the played one as long as it can: where the two
-    part (``fork``, an index into both) and the rewritten line (the played line's first
-    ``fork`` moves, then the shortest way to the better end). Lines that differ only in an
-    equivalent choice (which empty corner, the order of independent plays) so share their
-    start."""
-    goal = _key(*_follow(seen.hand, seen.piles, better))
-    states = [(seen.hand, seen.piles)]
-    for move in played:
-        states.append(do_move(*states[-1], move))
-    # What can be reached after a prefix of the played line can be reached after a shorter
-    # one too: the longest prefix that still reaches the better end is found by bisection.
-    found: tuple[int, tuple[CardMove, ...]] = (0, tuple(better))
-    low, high = 0, len(played)
-    while low <= high:
-        middle = (low + high) // 2
-        rest = _shortest(*states[middle], goal, limit)
-        if rest is None:
-            high = middle - 1
-        else:
-            found = (middle, (*played[:middle], *rest))
-            low = middle + 1
-    return found
-
-
-# --- playing on: the hand, then the match ------------------------------------------------
-
-
-def _deal(rng: random.Random, seats: int, dealer: int) -> tuple[list[int], list[int], list[int]]:
-    deck = list(range(52))
-    rng.shuffle(deck)
-    hands = [0] * seats
-    for k in range(HAND_SIZE * seats):
-        hands[(dealer + 1 + k) % seats] |= 1 << deck[k]
-    dealt = HAND_SIZE * seats
-    piles = [d << 6 | d for d in deck[dealt : dealt + 4]] + [EMPTY] * 4
-    return hands, piles, deck[dealt + 4 :]
-
-
-def _finish_hand(hands: list[int], piles: list[int], stock: list[int], turn: int) -> list[int]:
-    """Play a hand to its end greedily from ``turn``'s turn; return its penalties."""
-    seats = len(hands)
-    quiet = 0
-    for _ in range(2000):
-        before = hands[turn]
-        table = tuple(piles)
-        left = greedy_play(before, piles)
-        if not left:
-            return [0 if s == turn else hand_penalty(h) for s, h in enumerate(hands)]
-        changed = left != before or tuple(piles) != table
-        quiet = 0 if changed or stock else quiet + 1
-        if stock:
-            left |= 1 << stock.pop()
-        hands[turn] = left
-        if quiet >= seats:
-            break
-        turn = (turn + 1) % seats
-    return [hand_penalty(h) for h in hands]
-
-
-@dataclass(slots=True)
-class _Futures:
-    """Fresh deals after the reviewed hand, played greedily: each future a list of the
-    penalties of its hands, dealt as far as a match needs them. They do not depend on the
-    reviewed turn, so every end of every turn of the hand is priced against the same ones."""
-
-    seed: str
-    seats: int
-    dealer: int  # the dealer of the reviewed hand
-    target: int
-    count: int
-    hands: list[list[list[int]]] = field(default_factory=list)
-    rngs: list[random.Random] = field(default_factory=list)
-
-    def _penalties(self, future: int, n: int) -> list[int]:
-        while len(self.hands) <= future:
-            self.hands.append([])
-            self.rngs.append(random.Random(f"{self.seed}:future:{len(self.rngs)}"))
-        dealt = self.hands[future]
-        while len(dealt) <= n:
-            dealer = (self.dealer + 1 + len(dealt)) % self.seats
-            hands, piles, stock = _deal(self.rngs[future], self.seats, dealer)
-            dealt.append(_finish_hand(hands, piles, stock, (dealer + 1) % self.seats))
-        return dealt[n]
-
-    def share(self, totals: Sequence[int], seat: int, world: int) -> float:
-        """``seat``'s share of the win (ties share) when the match stands at ``totals``
-        after the reviewed hand, played on in future ``world`` (modulo their count)."""
-        future = world % self.count
-        now = list(totals)
-        for n in range(FUTURE_HANDS):
-            if max(now) >= self.target:
-                break
-            now = [t + p for t, p in zip(now, self._penalties(future, n), strict=True)]
-        low = min(now)
-        return 1.0 / now.count(low) if now[seat] == low else 0.0
-
-
-def _hand_result(seen: Seen, world: World, end: TurnEnd) -> list[int]:
-    """The penalties of the hand when the seat ends its turn with ``end`` in ``world``,
-    every seat playing on greedily (drawing at the end of its turns)."""
-    me, seats = seen.seat, seen.seats
-    hands = list(world.hands)
-    hands[me] = end.hand
-    if not end.hand:
-        if not seen.refills(end.hand, end.piles):
-            return [0 if s == me else hand_penalty(h) for s, h in enumerate(hands)]
-        # Three more cards, top first, and the turn goes on (draw: until_playable).
-        stock = list(world.stock)
-        hands[me] = sum(1 << card for card in stock[:3])
-        piles = list(end.piles)
-        hands[me] = greedy_play(hands[me], piles)
-        if not hands[me]:
-            return [0 if s == me else hand_penalty(h) for s, h in enumerate(hands)]
-        rest = list(reversed(stock[3:]))
-        return _finish_hand(hands, piles, rest, (me + 1) % seats)
-    piles = list(end.piles)
-    stock = list(reversed(world.stock))  # pop() takes the top
-    if stock:
-        hands[me] |= 1 << stock.pop()
-    return _finish_hand(hands, piles, stock, (me + 1) % seats)
-
-
-def _points(penalties: Sequence[int], seat: int) -> float:
-    """The seat's result of a hand: the others' mean penalty minus its own."""
-    return (sum(penalties) - penalties[seat]) / (len(penalties) - 1) - penalties[seat]
-
-
-@dataclass(slots=True)
-class _Priced:
-    """An end played on in the worlds: its mean result and each world's penalties."""
-
-    end: TurnEnd
-    points: float
-    results: list[list[int]]
-
-
-def _price(seen: Seen, end: TurnEnd, worlds: Sequence[World]) -> _Priced:
-    results = [_hand_result(seen, world, end) for world in worlds]
-    points = sum(_points(r, seen.seat) for r in results) / max(1, len(results))
-    return _Priced(end, points, results)
-
-
-def _win_chance(seen: Seen, priced: _Priced, futures: _Futures) -> float:
-    totals = seen.totals or (0,) * seen.seats
-    won = 0.0
-    for n, penalties in enumerate(priced.results):
-        after = [t + p for t, p in zip(totals, penalties, strict=True)]
-        won += futures.share(after, seen.seat, n)
-    return won / max(1, len(priced.results))
-
-
-# --- why ---------------------------------------------------------------------------------
-
-
-def _pile_name(index: int) -> str:
-    return PILES[index]
-
-
-def _card_name(card: int) -> str:
-    return DECK[card]
-
-
-def _plays(path: Sequence[CardMove]) -> dict[int, int]:
-    """Each card a line plays from the hand, and the pile it goes to."""
-    return {move[1]: move[2] for move in path if move[0] == PLAY}
-
-
-def _empty_sides(piles: Piles) -> int:
-    return sum(1 for i in range(4) if piles[i] == EMPTY)
-
-
-def _their_fits(piles: Piles, unseen: int) -> int:
-    return sum((FITS_ON_MASK[code & 63] & unseen).bit_count() for code in piles if code != EMPTY)
-
-
-def gain(seen: Seen, played: TurnEnd, better: TurnEnd, goes_out: bool) -> dict[str, Any]:
-    """What the better end gains over the played one, biggest first, as a reason code and
-    its parameters (cards and piles by their codes):
-
-    * ``goes_out`` (``card``, ``pile``): the better line plays the last card; the hand ends.
-    * ``saves_king`` (``card``, ``pile``): it plays a king the played end kept (10 points).
-    * ``plays_more`` (``count``, ``card``, ``pile``): it ends with ``count`` cards fewer;
-      ``card`` is one of them.
-    * ``closes_space`` (``count``): it leaves ``count`` empty side spaces fewer for the next
-      player to dump a card on.
-    * ``no_merge`` (``count``): it leaves ``count`` fewer piles the next player could merge
-      to open a space.
-    * ``holds_back`` (``card``, ``count``): it keeps ``card`` in hand instead of playing it,
-      and leaves ``count`` fewer places where the others' cards fit (one card more in hand
-      costs one point; an open top for the others costs more).
-    * ``keeps_follow`` (``card``, ``target``, ``pile``): it keeps ``card``, which fits the
-      ``target`` on ``pile``, for a later turn.
-    """
-    plays_b, plays_p = _plays(better.path), _plays(played.path)
-    if goes_out:
-        card, pile = next((m[1], m[2]) for m in reversed(better.path) if m[0] == PLAY)
-        return {"code": "goes_out", "params": {"card": _card_name(card), "pile": _pile_name(pile)}}
-    kings = better.hand & KING_MASK
-    saved = (played.hand & KING_MASK) & ~kings
-    if saved:
-        card = cards_of(saved)[0]
-        return {
-            "code": "saves_king",
-            "params": {"card": _card_name(card), "pile": _pile_name(plays_b.get(card, 4))},
-        }
-    fewer = played.hand.bit_count() - better.hand.bit_count()
-    if fewer > 0:
-        extra = [c for c in plays_b if c not in plays_p] or list(plays_b)
-        card = extra[0]
-        return {
-            "code": "plays_more",
-            "params": {"count": fewer, "card": _card_name(card), "pile": _pile_name(plays_b[card])},
-        }
-    spaces = _empty_sides(played.piles) - _empty_sides(better.piles)
-    if spaces > 0:
-        return {"code": "closes_space", "params": {"count": spaces}}
-    merges = merges_available(played.piles) - merges_available(better.piles)
-    if merges > 0:
-        return {"code": "no_merge", "params": {"count": merges}}
-    held = [c for c in plays_p if c not in plays_b and better.hand >> c & 1]
-    fits = _their_fits(played.piles, seen.unseen) - _their_fits(better.piles, seen.unseen)
-    if held and fits > 0:
-        return {"code": "holds_back", "params": {"card": _card_name(held[0]), "count": fits}}
-    for index, code in enumerate(better.piles):
-        if code == EMPTY:
-            continue
-        follow = FITS_ON_MASK[code & 63] & better.hand
-        if follow:
-            card = cards_of(follow)[0]
-            return {
-                "code": "keeps_follow",
-                "params": {
-                    "card": _card_name(card),
-                    "target": _card_name(code & 63),
-                    "pile": _pile_name(index),
-                },
-            }
-    if held:
-        return {"code": "holds_back", "params": {"card": _card_name(held[0]), "count": 0}}
-    return {"code": "plays_more", "params": {"count": 0, "card": "", "pile": ""}}
-
-
-#: Every reason code :func:`gain` can return.
-GAINS: tuple[str, ...] = (
-    "goes_out",
-    "saves_king",
-    "plays_more",
-    "closes_space",
-    "no_merge",
-    "holds_back",
-    "keeps_follow",
-)
 
 
 # --- a hand's review -----------------------------------------------------------------------
@@ -633,7 +259,7 @@ def judge(seen: Seen, played: TurnEnd, worlds: Sequence[World], config: ReviewCo
     when the played one is as good) and what the played one cost. ``worlds`` are dealt only
     for a turn the screen lets through (a sequence read lazily is enough)."""
     turn = _Turn()
-    if _goes_out(seen, played.hand, played.piles) and not seen.corners:
+    if goes_out(seen, played.hand, played.piles) and not seen.corners:
         return turn
     # Under the variants the model's lines differ: a move in opening_refill's window brings
     # an unknown card (no line goes on past it), and going out under corners scoring is no
@@ -642,7 +268,7 @@ def judge(seen: Seen, played: TurnEnd, worlds: Sequence[World], config: ReviewCo
     out_line = None if variant else going_out(seen)
     if out_line is not None:
         turn.could_go_out = True
-        choices = [TurnEnd(*_follow(seen.hand, seen.piles, out_line), out_line)]
+        choices = [TurnEnd(*follow(seen.hand, seen.piles, out_line), out_line)]
     else:
         ends, _ = turn_ends(
             seen.hand,
@@ -651,8 +277,10 @@ def judge(seen: Seen, played: TurnEnd, worlds: Sequence[World], config: ReviewCo
             collect=seen.corners,
             window=seen.refill_open,
         )
-        played_key = _key(played.hand, played.piles)
-        others = [e for e in allowed_ends(seen, ends) if _key(e.hand, e.piles) != played_key]
+        played_key = position_key(played.hand, played.piles)
+        others = [
+            e for e in allowed_ends(seen, ends) if position_key(e.hand, e.piles) != played_key
+        ]
         if not others:
             return turn
         values = static_values(seen, [played, *others], DEFAULT_WEIGHTS)
@@ -665,8 +293,8 @@ def judge(seen: Seen, played: TurnEnd, worlds: Sequence[World], config: ReviewCo
             turn.cost = values[order[0]] - values[0]
             return turn
     dealt = list(worlds)
-    base = _price(seen, played, dealt)
-    best = max((_price(seen, end, dealt) for end in choices), key=lambda p: p.points)
+    base = price(seen, played, dealt)
+    best = max((price(seen, end, dealt) for end in choices), key=lambda p: p.points)
     if best.points > base.points or turn.could_go_out:
         turn.better = best.end
         turn.cost = max(0.0, best.points - base.points)
@@ -702,7 +330,7 @@ def _judged(
     for decision in decisions(record, seats, last_hand=hand):
         seen = _seen_of(decision, notes[decision.seat])
         path = _played_path(seen, decision.actions)
-        end_hand, end_piles = _follow(seen.hand, seen.piles, path)
+        end_hand, end_piles = follow(seen.hand, seen.piles, path)
         collected = 0
         if seen.corners:  # scoring: corners: the completed corners were collected
             end_hand, end_piles, collected = _collecting(seen.hand, seen.piles, path)
@@ -757,7 +385,7 @@ class _Shared:
     judged: dict[int, dict[tuple[int, int], tuple[_Decision, Seen, TurnEnd]]] = field(
         default_factory=dict
     )
-    futures: dict[int, _Futures] = field(default_factory=dict)
+    futures: dict[int, Futures] = field(default_factory=dict)
 
     def decision(self, hand: int, seat: int, step: int) -> tuple[_Decision, Seen, TurnEnd]:
         if hand not in self.judged:
@@ -768,12 +396,10 @@ class _Shared:
             raise ValueError(f"no decision of seat {seat} at step {step}")
         return item
 
-    def futures_of(self, hand: int, seen: Seen, dealer: int) -> _Futures:
+    def futures_of(self, hand: int, seen: Seen, dealer: int) -> Futures:
         if hand not in self.futures:
             seed = f"review:{self.record['seed']}:{hand}"
-            self.futures[hand] = _Futures(
-                seed, seen.seats, dealer, seen.target, self.config.futures
-            )
+            self.futures[hand] = Futures(seed, seen.seats, dealer, seen.target, self.config.futures)
         return self.futures[hand]
 
 
@@ -811,21 +437,11 @@ def detail(
         "better": _texts(line),
         "fork": fork,
         "win_chance": {
-            "played": round(_win_chance(seen, _price(seen, played, worlds), futures), 3),
-            "better": round(_win_chance(seen, _price(seen, better, worlds), futures), 3),
+            "played": round(win_chance(seen, price(seen, played, worlds), futures), 3),
+            "better": round(win_chance(seen, price(seen, better, worlds), futures), 3),
         },
-        "reason": {**reason, "at": _reason_at(line, fork, reason)},
+        "reason": {**reason, "at": reason_at(line, fork, reason)},
     }
-
-
-def _reason_at(line: Sequence[CardMove], fork: int, reason: Mapping[str, Any]) -> int:
-    """The index in the better line of the move the reason names (its card's play), else
-    the fork."""
-    card = reason["params"].get("card")
-    for i, move in enumerate(line):
-        if move[0] == PLAY and _card_name(move[1]) == card:
-            return i
-    return min(fork, max(0, len(line) - 1)) if line else 0
 
 
 def costliest(turns: Sequence[Mapping[str, Any]], config: ReviewConfig) -> list[Any]:
@@ -889,15 +505,11 @@ def review(
 
 __all__ = [
     "DEFAULT_REVIEW",
-    "GAINS",
     "ReviewConfig",
-    "align",
     "card_move",
     "costliest",
     "decisions",
     "detail",
-    "gain",
-    "going_out",
     "judge",
     "review",
     "review_hand",

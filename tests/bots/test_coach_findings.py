@@ -19,16 +19,10 @@ from typing import Any
 import pytest
 
 from protocol.bots.base import Seen
+from protocol.bots.going_out import align, going_out
 from protocol.bots.model import CARD_ID, MOVE, PILE_ID, PLAY
-from protocol.bots.review import (
-    GAINS,
-    ReviewConfig,
-    align,
-    decisions,
-    going_out,
-    review,
-    review_hand,
-)
+from protocol.bots.review import ReviewConfig, decisions, review, review_hand
+from protocol.bots.review_why import GAINS
 from protocol.bots.turnsearch import turn_ends
 from protocol.engine import NEXT_HAND, Options, legal_actions, new_match
 

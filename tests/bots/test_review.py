@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol.bots import Bot, make_bot
-from protocol.bots.review import GAINS, ReviewConfig, decisions, review
+from protocol.bots.review import ReviewConfig, decisions, review
+from protocol.bots.review_why import GAINS
 from protocol.engine import (
     DECK,
     NEXT_HAND,
