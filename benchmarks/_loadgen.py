@@ -566,10 +566,10 @@ def main() -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _naming(url: str, code: str) -> str:
     """``url`` naming room ``code`` (``?room=CODE``), in place of any room it named."""
     return f"{url.partition('?')[0]}?room={code}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
