@@ -4,7 +4,8 @@ Layers, each importing only those below it (``tests/server/test_layers.py`` chec
 
 - entry: :mod:`server.__main__` (the server's command line; ``kings-corner`` is above it);
 - wiring: this module;
-- the front: :mod:`server.sockets` with :mod:`server.commands` (WebSocket messages) and
+- the front: :mod:`server.sockets` with :mod:`server.commands` and
+  :mod:`server.account_commands` (WebSocket messages) and
   :mod:`server.routes` (HTTP: health, metrics, :mod:`server.api`, :mod:`server.admin`,
   the web client);
 - services: :mod:`server.lobby` (the registry of rooms, joining, quick play),
@@ -32,8 +33,9 @@ from protocol.frames import frame
 from protocol.messages import Closing
 
 from . import admin
+from .account_commands import SERVER_NAME
 from .bots import BotRunner
-from .commands import SERVER_NAME, Services
+from .command_context import Services
 from .compression import IdleFreeDeflateFactory
 from .config import Settings
 from .guard import JoinGuard

@@ -1,6 +1,9 @@
 """What each client message does: one function per message type, and the table of them.
 
-Every function receives the process's :class:`Services`, the connection that sent the
+The messages about rooms and play are here; those about who you are and your records
+(``hello``, ``profile``, ``rename``, recovery codes, ``leaderboard``, ``my_matches``) are in
+:mod:`server.account_commands`, registered in the same :data:`HANDLERS`. Every function
+receives the process's :class:`~server.command_context.Services`, the connection that sent the
 message and the validated message. A refusal is raised as a
 :class:`~protocol.errors.ClientError` (the socket layer answers it, with nothing changed);
 a change to a room goes through :meth:`LiveRoom.commit`, which decides it under the room's
@@ -10,20 +13,14 @@ lock from the seat the connection holds *then*.
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from protocol.bots import explain
 from protocol.engine import DRAW, END_TURN, Action, move_of, play_of, seat_view
 from protocol.errors import (
-    AlreadyInRoom,
     BadMessage,
-    BadName,
-    BadPhase,
-    IdentityRevoked,
     KingsCornerError,
     NotHello,
     NotInRoom,
@@ -31,11 +28,9 @@ from protocol.errors import (
     NotYourTurn,
     RateLimited,
     TooManyRooms,
-    UnsupportedVersion,
 )
 from protocol.frames import data, frame
 from protocol.messages import (
-    SUPPORTED_VERSIONS,
     Act,
     AddBot,
     Back,
@@ -47,7 +42,6 @@ from protocol.messages import (
     Daily,
     DrawAction,
     EndTurnAction,
-    Error,
     Hello,
     Hint,
     HintReason,
@@ -55,25 +49,21 @@ from protocol.messages import (
     Join,
     Kick,
     Leaderboard,
-    LeaderboardReply,
     Leave,
     Left,
     ListRooms,
     Lock,
-    Matches,
     MoveAction,
     MyMatches,
     NextHand,
     Patch,
     PlayAction,
     Profile,
-    ProfileReply,
     Queued,
     QuickPlay,
     Ready,
     Recover,
     RecoveryCode,
-    RecoveryCodeReply,
     Rematch,
     RemoveBot,
     Rename,
@@ -81,43 +71,23 @@ from protocol.messages import (
     Rooms,
     Sit,
     Start,
-    Welcome,
 )
 
-from .bots import BotRunner
-from .config import Settings
-from .guard import JoinGuard
-from .identity import Identities, display_name, player_id
+from .account_commands import (
+    hello,
+    leaderboard,
+    my_matches,
+    profile,
+    recover,
+    recovery_code,
+    rename,
+)
+from .command_context import Services, hung_up_on_guesser, not_in_room
 from .live_room import LiveRoom, RoomConnection
-from .lobby import Lobby
-from .metrics import Metrics
-from .records import Records
 from .room import Room, check_phase
-from .store.base import Event, Store
+from .store.base import Event
 
 log = logging.getLogger(__name__)
-SERVER_NAME = "kings-corner/0.1"
-#: Close code after repeated rate-limit violations (and too many failed joins).
-POLICY_VIOLATION = 1008
-
-
-@dataclass(frozen=True)
-class Services:
-    """The parts of the process that client messages act on."""
-
-    settings: Settings
-    store: Store
-    metrics: Metrics
-    guard: JoinGuard
-    lobby: Lobby
-    records: Records
-    bots: BotRunner
-    identities: Identities
-
-
-def refuse(conn: RoomConnection, exc: KingsCornerError, seq: int | None) -> None:
-    """Answer ``conn`` with the ``error`` for ``exc`` (``seq``: the request's, if any)."""
-    conn.send(frame(Error, code=exc.code, params=exc.params, message=exc.message, seq=seq))
 
 
 async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) -> None:
@@ -133,93 +103,6 @@ async def dispatch(s: Services, conn: RoomConnection, message: ClientMessage) ->
     await handler(s, conn, message)
 
 
-async def hello(s: Services, conn: RoomConnection, message: Hello) -> None:
-    """Greet ``conn`` as the identity of ``message.player`` (or its own, or a new one):
-    ``bad_name`` for a name that cannot be one, ``identity_revoked`` for a token a newer
-    recovery code revoked. An identity with a kept name goes by it.
-
-    A connection is greeted once: a second ``hello`` after its ``welcome`` is refused with
-    ``bad_phase`` (``command`` ``hello``, ``reason`` ``greeted``), and the connection keeps
-    its identity, name and protocol version. Only a connection whose identity a recovery
-    code signed out meanwhile gets ``identity_revoked`` instead, after which it is nobody
-    and a hello greets it again (docs/protocol.md, "Identity")."""
-    if conn.greeted:
-        await _still_signed_in(s, conn)
-        raise BadPhase(
-            "This connection has said hello already; reconnect to start over.",
-            command="hello",
-            reason="greeted",
-        )
-    if message.version not in SUPPORTED_VERSIONS:
-        supported = sorted(SUPPORTED_VERSIONS)
-        raise UnsupportedVersion(
-            f"This server speaks protocol versions {', '.join(map(str, supported))}.",
-            supported=supported,
-        )
-    name = display_name(message.name)
-    tag: str | None = None  # given once the identity is shown or kept, not for a hello
-    # (A connection signed out is nobody again: its token is "" and a hello greets it.)
-    token = message.player or conn.player_token
-    if token:
-        try:
-            player, known = await s.identities.resolve(token)  # the one store read
-        except IdentityRevoked:
-            if token == conn.player_token:
-                # Signed out: this connection is nobody until a hello without a token,
-                # which starts a new identity (a seat it holds stays its own).
-                conn.player_token, conn.greeted = "", False
-            raise
-        if known.name is not None:
-            if _still_a_name(known.name):
-                # The kept name wins over the hello's; only a rename changes it.
-                name, tag = known.name, known.tag
-                if tag is None:  # kept before tags were
-                    name, tag = await s.store.name_and_tag(player, name)
-            else:  # kept before the name rules: replaced by this one
-                tag = await s.store.set_name(player, name)
-    else:
-        # A new identity costs the store nothing until it does something.
-        token = secrets.token_urlsafe(24)
-        player = player_id(token)
-    conn.name = name
-    conn.player_token, conn.player_id = token, player
-    conn.greeted = True
-    conn.protocol = message.version
-    _welcome(conn, tag)
-
-
-async def _still_signed_in(s: Services, conn: RoomConnection) -> None:
-    """Raise ``identity_revoked`` (and make ``conn`` nobody) when a newer recovery code
-    signed its identity out."""
-    try:
-        await s.identities.resolve(conn.player_token)
-    except IdentityRevoked:
-        conn.player_token, conn.greeted = "", False
-        raise
-
-
-def _still_a_name(kept: str) -> bool:
-    """Whether a kept name passes today's rules unchanged."""
-    try:
-        return display_name(kept) == kept
-    except BadName:
-        return False
-
-
-def _welcome(conn: RoomConnection, tag: str | None) -> None:
-    conn.tag = tag
-    welcome = frame(
-        Welcome,
-        version=conn.protocol,
-        server=SERVER_NAME,
-        player=conn.player_token,
-        player_id=conn.player_id,
-        tag=tag,
-        name=conn.name,
-    )
-    conn.send(welcome)
-
-
 # --- getting into rooms ---------------------------------------------------------------
 
 
@@ -232,13 +115,6 @@ def _may_get_room(s: Services, conn: RoomConnection) -> None:
             f"A connection may create {limit} rooms (daily deals and quick play count too).",
             limit=limit,
         )
-
-
-def _not_in_room(conn: RoomConnection) -> None:
-    if conn.room is not None:
-        raise AlreadyInRoom(reason="in_room")
-    if conn.ticket is not None:
-        raise AlreadyInRoom("You are waiting for quick play; cancel it first.", reason="queued")
 
 
 def _room(conn: RoomConnection) -> LiveRoom:
@@ -256,7 +132,7 @@ def _seated(live: LiveRoom, conn: RoomConnection) -> int:
 
 
 async def create(s: Services, conn: RoomConnection, msg: Create) -> None:
-    _not_in_room(conn)
+    not_in_room(conn)
     _may_get_room(s, conn)
     live = await s.lobby.create(msg.options)
     conn.rooms_created += 1
@@ -266,23 +142,11 @@ async def create(s: Services, conn: RoomConnection, msg: Create) -> None:
         await s.lobby.join_seat(conn, live, None)
 
 
-def _hung_up_on_guesser(s: Services, conn: RoomConnection, message: str) -> bool:
-    """A connection over its own failed-join limit is one guesser: refuse its ``join`` or
-    ``recover`` without looking anything up, and close it (1008). True when it was."""
-    if not s.guard.closes(conn):
-        return False
-    s.metrics.count(s.metrics.join_limited, "connection")
-    log.info("closing after too many failed joins", extra={"limit": "connection"})
-    refuse(conn, RateLimited(message, reason="failed_joins"), None)
-    conn.close_after_queue(POLICY_VIOLATION, "too many failed joins")
-    return True
-
-
 async def join(s: Services, conn: RoomConnection, msg: Join) -> None:
     """Join ``msg.room``; a missed code or seat token counts as a failed join, and a busy
     address waits its turn for the lookup (see :class:`~server.guard.JoinGuard`)."""
-    _not_in_room(conn)
-    if _hung_up_on_guesser(s, conn, "Too many failed joins; wait a minute before trying again."):
+    not_in_room(conn)
+    if hung_up_on_guesser(s, conn, "Too many failed joins; wait a minute before trying again."):
         return
     async with s.guard.lookup(conn):
         if msg.token is not None:
@@ -322,7 +186,7 @@ async def leave(s: Services, conn: RoomConnection, msg: Leave) -> None:
 
 
 async def quick_play(s: Services, conn: RoomConnection, msg: QuickPlay) -> None:
-    _not_in_room(conn)
+    not_in_room(conn)
     _may_get_room(s, conn)  # the table formed for it counts (Lobby.matched)
     await s.lobby.enqueue(conn, msg.seats)
 
@@ -338,7 +202,7 @@ async def list_rooms(s: Services, conn: RoomConnection, msg: ListRooms) -> None:
 
 
 async def daily(s: Services, conn: RoomConnection, msg: Daily) -> None:
-    _not_in_room(conn)
+    not_in_room(conn)
     _may_get_room(s, conn)  # before claiming: a refused daily keeps the ranked try
     options, deal = await s.records.daily_deal(conn.player_id)
     live = await s.lobby.create(options, deal)
@@ -504,65 +368,6 @@ async def rematch(s: Services, conn: RoomConnection, msg: Rematch) -> None:
 async def back(s: Services, conn: RoomConnection, msg: Back) -> None:
     live = _room(conn)
     await _answered(conn, live, lambda r: r.decide_back(live.seat_of(conn)))
-
-
-# --- records --------------------------------------------------------------------------
-
-
-async def leaderboard(s: Services, conn: RoomConnection, msg: Leaderboard) -> None:
-    entries, day = await s.records.leaderboard(msg.board, msg.day)
-    conn.send(frame(LeaderboardReply, board=msg.board, day=day, entries=entries))
-
-
-async def my_matches(s: Services, conn: RoomConnection, msg: MyMatches) -> None:
-    matches = await s.records.match_summaries(conn.player_id)
-    conn.send(frame(Matches, matches=matches))
-
-
-# --- identity ---------------------------------------------------------------------------
-
-
-async def profile(s: Services, conn: RoomConnection, msg: Profile) -> None:
-    """How ``conn``'s identity stands; its name and tag are kept from now on, and the
-    connection goes by the kept name (another device may have renamed it)."""
-    reply = await s.records.profile(conn.player_id, conn.name)
-    conn.name, conn.tag = reply["name"], reply.get("tag")
-    conn.send(frame(ProfileReply, **reply))
-
-
-async def rename(s: Services, conn: RoomConnection, msg: Rename) -> None:
-    """Go by ``msg.name``: kept, with a new tag when another player of that name holds
-    this one's; a device signed out by a newer recovery code renames nobody."""
-    name = display_name(msg.name)
-    await s.identities.resolve(conn.player_token)
-    await s.store.set_name(conn.player_id, name)
-    conn.name = name
-    await profile(s, conn, Profile(type="profile"))
-
-
-async def recovery_code(s: Services, conn: RoomConnection, msg: RecoveryCode) -> None:
-    """A new recovery code: every other device of the identity is signed out, and this
-    one gets a new token, in the one answer with the code."""
-    await s.identities.resolve(conn.player_token)  # a device signed out keeps nothing
-    # Kept before the code is made: a failure after it would leave this device signed out.
-    conn.name, _ = await s.store.name_and_tag(conn.player_id, conn.name)
-    code, token = await s.identities.new_code(conn.player_token)
-    conn.player_token = token
-    conn.send(frame(RecoveryCodeReply, code=code, player=token))
-
-
-async def recover(s: Services, conn: RoomConnection, msg: Recover) -> None:
-    """Become the player ``msg.code`` belongs to; a wrong code counts as a failed join."""
-    _not_in_room(conn)
-    if _hung_up_on_guesser(s, conn, "Too many wrong codes; wait a minute before trying again."):
-        return
-    async with s.guard.lookup(conn):
-        player, token = await s.identities.redeem(msg.code)
-    conn.player_token, conn.player_id = token, player
-    # The recovered identity's kept name (this connection's when it has none yet).
-    conn.name, tag = await s.store.name_and_tag(player, conn.name)
-    log.info("identity recovered")  # never the code or the token
-    _welcome(conn, tag)
 
 
 def clean(text: str) -> str:

@@ -24,7 +24,8 @@ from protocol.errors import (
 )
 
 from . import logs
-from .commands import POLICY_VIOLATION, Services, dispatch, refuse
+from .command_context import POLICY_VIOLATION, Services, refuse
+from .commands import dispatch
 from .connection import Connection
 from .live_room import RoomConnection
 from .routing import room_in_url

@@ -24,6 +24,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "server.sockets",
         "server.routing",
         "server.commands",
+        "server.account_commands",
+        "server.command_context",
         "server.routes",
         "server.api",
     ),

@@ -13,7 +13,7 @@ import pytest
 from clients.net import GameClient, ServerError
 from protocol.engine import DECK
 from protocol.messages import DEPRECATED_VERSIONS, PROTOCOL_VERSION, SUPPORTED_VERSIONS
-from server import commands
+from server import account_commands
 from server.app import GameServer, port_of
 
 from .conftest import ClientFactory
@@ -71,7 +71,7 @@ async def test_the_client_falls_back_to_a_version_an_older_server_speaks(
     server: GameServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A server of the release before speaks only 1 (as during a rolling upgrade).
-    monkeypatch.setattr(commands, "SUPPORTED_VERSIONS", frozenset({1}))
+    monkeypatch.setattr(account_commands, "SUPPORTED_VERSIONS", frozenset({1}))
     c = await GameClient(url_of(server), "Ana").connect()
     try:
         refusal, welcome = [f for f in c.frames if f["type"] in ("error", "welcome")]
@@ -86,7 +86,7 @@ async def test_the_client_falls_back_to_a_version_an_older_server_speaks(
 async def test_a_client_and_a_server_with_no_version_in_common_stop_at_the_refusal(
     server: GameServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(commands, "SUPPORTED_VERSIONS", frozenset({7}))
+    monkeypatch.setattr(account_commands, "SUPPORTED_VERSIONS", frozenset({7}))
     c = GameClient(url_of(server), "Ana")
     with pytest.raises(ServerError) as refused:
         await c.connect()
