@@ -19,32 +19,11 @@ Names = Callable[[int | None], str]
 Card = Callable[[str], str]
 
 
-#: The refusals these clients leave in the server's own (English) words, as they always
-#: have; the web client words them from the catalogues too.
-_SERVER_WORDED = frozenset(
-    {
-        "already_in_room",
-        "bad_action",
-        "bad_message",
-        "bad_options",
-        "bad_phase",
-        "conflict",
-        "hand_in_progress",
-        "hello_first",
-        "illegal_action",
-        "internal_error",
-        "kicked",
-        "not_in_room",
-        "room_locked",
-        "unsupported_version",
-    }
-)
-
 _EVENTS = section("log.")
-_ERRORS = {
-    lang: {key: text for key, text in words.items() if key not in _SERVER_WORDED}
-    for lang, words in section("err.").items()
-}
+#: Every refusal is worded from the catalogues, never in the server's (English) words of
+#: its protocol ("'sit' is not possible while the room is finished"): ``message`` is only
+#: for a code this client does not know yet.
+_ERRORS = section("err.")
 #: Why a hint suggests its move (the ``reason`` of a ``hint`` frame), by language.
 REASONS = section("why.")
 #: The parameters of a hint's reason that are cards (the others are piles).
@@ -70,6 +49,11 @@ def _plain(card: str) -> str:
     return card
 
 
+def level_name(level: str, lang: str = "en") -> str:
+    """A bot level in the language (``difícil``), as the server names it when unknown."""
+    return texts(lang).get(f"level.{level}", level)
+
+
 def describe_event(
     event: Mapping[str, Any], names: Names, lang: str = "en", card: Card = _plain
 ) -> str:
@@ -79,7 +63,7 @@ def describe_event(
     seat = event.get("seat")
     name = str(event["name"]) if "name" in event else names(seat)
     if ev == "sat" and event.get("bot"):
-        return words["sat_bot"].format(name=name, level=event["bot"])
+        return words["sat_bot"].format(name=name, level=level_name(str(event["bot"]), lang))
     if ev == "moved_seat":
         return words["moved_seat"].format(name=name, n=int(seat or 0) + 1)
     if ev == "locked":

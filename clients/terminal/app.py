@@ -569,7 +569,21 @@ async def amain(
     app = TerminalClient(client, write=out, style=style, tokens=tokens, fill=args.fill)
     entry = entry_from(args)
     try:
-        await asyncio.wait_for(client.connect(room=entry.known_room), timeout=15)
+        try:
+            await asyncio.wait_for(client.connect(room=entry.known_room), timeout=15)
+        except ServerError as exc:
+            if exc.code != "identity_revoked":
+                raise
+            # A newer recovery code signed this device out: the token is of no use now.
+            await client.close()
+            tokens.forget_player(args.url)
+            if not args.recover:
+                out(texts(args.lang)["term.line.signed_out"])
+                return 1
+            # --recover CODE: as nobody first, then as the player the code belongs to.
+            client = GameClient(args.url, args.name, reconnect=True)
+            app.client = client
+            await asyncio.wait_for(client.connect(room=entry.known_room), timeout=15)
     except (OSError, TimeoutError, ServerError) as exc:
         out(f"Cannot connect to {args.url}: {exc}")
         return 1

@@ -118,6 +118,13 @@ class TokenFile:
         data.setdefault(url, {})[PLAYER] = entry
         self._write(data)
 
+    def forget_player(self, url: str) -> None:
+        """Drop the player token kept for the server at ``url`` (one a newer recovery code
+        revoked: the next visit is a new player, or recovers with a code)."""
+        data = self._load()
+        if data.get(url, {}).pop(PLAYER, None) is not None:
+            self._write(data)
+
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")

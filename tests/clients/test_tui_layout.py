@@ -9,6 +9,7 @@ from clients.net import GameClient
 from clients.terminal.app import Entry
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
+from clients.terminal.tui.lobby import CreateScreen
 from clients.terminal.tui.look import Look, can_show_symbols, look_for
 from tests.clients.tui_driver import one_turn_deck, save, screen_text, server, shows, until
 
@@ -94,6 +95,14 @@ async def test_letters_instead_of_symbols_and_no_colour(url: str, tmp_path: Path
         await pilot.press("?")
         screen = await shows(pilot, "Keys")
         assert "7 then c is 7C" in screen
+        # Every character on screen is ASCII: the help's border too, and the forms'.
+        assert not [c for c in screen if ord(c) > 127], screen
+        save(app, "ascii-help-80x24")
+        await pilot.press("escape")
+        await app.push_screen(CreateScreen(look))
+        screen = await shows(pilot, "New room")
+        assert not [c for c in screen if ord(c) > 127], screen
+        save(app, "ascii-form-80x24")
         await pilot.press("escape")
         await pilot.press("ctrl+q")
     await app.client.close()

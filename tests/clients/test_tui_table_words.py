@@ -9,6 +9,7 @@ from pathlib import Path
 
 from textual.widgets import RichLog
 
+from clients.i18n import texts
 from clients.net import GameClient
 from clients.terminal.app import Entry
 from clients.terminal.render import rating_lines, seat_name
@@ -17,6 +18,8 @@ from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.game import GameScreen
 from clients.terminal.tui.look import Look
 from clients.terminal.tui.panels import result_text
+from clients.words import describe_error
+from protocol.schema import error_classes
 from server.app import GameServer
 from tests.clients.tui_driver import log_text, one_turn_deck, save, server, shows, until
 
@@ -151,3 +154,18 @@ def test_a_bot_in_the_seat_of_a_person_who_left_is_named_as_such_but_the_rating_
     assert "Match over: bot for Bea won." in result.plain
     lines = rating_lines(doc, 0)
     assert any(line.strip().startswith("Bea: Left the match") for line in lines), lines
+
+
+def test_no_refusal_is_shown_in_the_protocols_words() -> None:
+    refusal = {
+        "code": "bad_phase",
+        "message": "'sit' is not possible while the room is finished",
+        "params": {"command": "sit", "phase": "finished"},
+    }
+    for lang in ("en", "es", "cs"):
+        worded = describe_error(refusal, lang)
+        assert "'sit'" not in worded and worded == texts(lang)["err.bad_phase"]
+    # Every code the server may send is worded in every language.
+    for code in sorted(cls.code for cls in error_classes()):
+        for lang in ("en", "es", "cs"):
+            assert describe_error({"code": code, "message": "RAW"}, lang) != "RAW", (code, lang)

@@ -13,6 +13,7 @@ from clients.net import GameClient
 from ..tokens import TokenFile, default_path
 from .app import KingsCornerApp, exit_message
 from .look import look_for
+from .text import t
 
 
 def play(args: argparse.Namespace, entry: object = None) -> int:
@@ -33,7 +34,7 @@ def play(args: argparse.Namespace, entry: object = None) -> int:
     )
     status = app.run()
     if app.return_code:
-        print(app.notes[-1] if app.notes else "The client stopped.")
+        print(app.notes[-1] if app.notes else t(look.lang, "stopped"))
         return app.return_code
     message = exit_message(app)
     if message:

@@ -81,21 +81,45 @@ class KingsCornerApp(App[int]):
         if self.replay_only and self.replay_id is not None:
             self.open_replay(self.replay_id, self.replay_step)
             return
+        signed_out = False
         if self.client.ws is None:
+            room = self.entry.known_room if self.entry is not None else None
             try:
-                room = self.entry.known_room if self.entry is not None else None
-                await asyncio.wait_for(self.client.connect(room=room), timeout=15)
+                try:
+                    await asyncio.wait_for(self.client.connect(room=room), timeout=15)
+                except ServerError as exc:
+                    if exc.code != "identity_revoked":
+                        raise
+                    signed_out = True
+                    await self.new_player()
+                    await asyncio.wait_for(self.client.connect(room=room), timeout=15)
             except (OSError, TimeoutError, ServerError) as exc:
-                self.notes.append(f"Cannot connect to {self.client.url}: {exc}")
+                url, error = self.client.url, str(exc)
+                self.notes.append(t(self.look.lang, "cannot_connect", url=url, error=error))
                 self.exit(1, return_code=1)
                 return
         self.terminal.save_tokens()
         self._pump = asyncio.create_task(self.pump())
         self.refresh_profile()
-        if self.replay_id is not None:
+        if signed_out:
+            # Signed out by a newer recovery code: the lobby says how to come back (i, u)
+            # before any room is entered as the new player this connection now is.
+            self.note(t(self.look.lang, "signed_out"))
+        elif self.replay_id is not None:
             self.open_replay(self.replay_id)
         elif self.entry is not None:
             self.start_entry(self.entry)
+
+    async def new_player(self) -> None:
+        """Start again as nobody: a new connection without the player token a newer
+        recovery code revoked (the token file forgets it; the lobby's identity screen takes
+        a code to come back as oneself)."""
+        old = self.client
+        await old.close()
+        if self.tokens is not None:
+            self.tokens.forget_player(old.url)
+        self.client = GameClient(old.urls, old.name, reconnect=old.reconnect)
+        self.terminal.client = self.client
 
     async def on_unmount(self) -> None:
         if self._pump is not None:
@@ -307,7 +331,7 @@ def exit_message(app: KingsCornerApp) -> str | None:
     """What to print once the screen is given back: how to come back to the seat."""
     client = app.client
     if client.room is not None and client.seat is not None:
-        return f"Come back to your seat with: --join {client.room}"
+        return t(app.look.lang, "come_back", code=client.room)
     return None
 
 

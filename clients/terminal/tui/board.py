@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from clients.terminal.render import plate
+from clients.words import level_name
 from protocol.engine import CORNERS
 
 from .keys import KEY_OF_PILE
@@ -258,7 +259,8 @@ def seat_tags(
     elif entry["kind"] == "human" and not entry.get("connected") and not (seat == me and online):
         tags.append(t(lang, "offline"))
     if entry["kind"] == "bot":
-        tags.append(f"{t(lang, 'bot')} {entry.get('level') or ''}".strip())
+        level = level_name(str(entry["level"]), lang) if entry.get("level") else ""
+        tags.append(f"{t(lang, 'bot')} {level}".strip())
     elif game is None and room.get("host") != seat:
         tags.append(t(lang, "wait.ready") if entry.get("ready") else t(lang, "not_ready"))
     if room.get("host") == seat:

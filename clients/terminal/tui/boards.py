@@ -18,7 +18,7 @@ from clients.net import GameClient, ServerError
 from clients.terminal.render import match_rating
 from clients.words import describe_error, who
 
-from .look import Look
+from .look import Look, plain_borders
 from .text import t
 
 #: The boards in the order Tab goes through them.
@@ -116,6 +116,7 @@ class BoardsScreen(Screen[None]):
         yield Static(t(self.look.lang, "board_keys"), id="keys")
 
     async def on_mount(self) -> None:
+        plain_borders(self, self.look)
         await self.load()
 
     async def load(self) -> None:
@@ -167,6 +168,7 @@ class MatchesScreen(Screen[None]):
         yield Static(t(self.look.lang, "matches_keys"), id="keys")
 
     async def on_mount(self) -> None:
+        plain_borders(self, self.look)
         listing = self.query_one("#matches", OptionList)
         try:
             reply = await self.client.request({"type": "my_matches"}, "matches")

@@ -31,7 +31,7 @@ from protocol.errors import BadAction
 
 from . import keys
 from .board import HandView, PileView, SeatsView, TableView
-from .look import Look, sorted_hand
+from .look import Look, plain_borders, sorted_hand
 from .panels import coach_text, describe, options_line, result_text, seat_name, waiting_text
 from .text import t
 from .waiting import WaitingKeys
@@ -183,9 +183,7 @@ class GameScreen(WaitingKeys, Screen[None]):
         yield Static(id="keys")
 
     def on_mount(self) -> None:
-        if not self.look.symbols:
-            for widget in self.query(".pile, #hand, #seats, #log, #chat, #middle"):
-                widget.styles.border = ("ascii", widget.styles.border_top[1])
+        plain_borders(self, self.look)
         self.query_one("#log", RichLog).border_title = t(self.look.lang, "panel.log")
         self.query_one("#chat", RichLog).border_title = t(self.look.lang, "panel.chat")
         self.query_one("#seats", SeatsView).border_title = t(self.look.lang, "wait.seats")

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from .look import Look
+from .look import Look, plain_borders
 from .text import t
 
 
@@ -41,6 +41,7 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#help").border_title = t(self.look.lang, "help_title")
+        plain_borders(self, self.look)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

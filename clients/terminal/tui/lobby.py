@@ -16,11 +16,11 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from clients.net import ServerError
 from clients.terminal.options import DEFAULT_LEVEL, FORM, LEVELS
-from clients.words import describe_error
+from clients.words import describe_error, level_name
 from protocol.options_table import Value, option
 
 from ..app import Entry
-from .look import Look
+from .look import Look, plain_borders
 from .optionform import FORM_CSS, option_rows, read_options
 from .text import t
 
@@ -87,8 +87,7 @@ class LobbyScreen(Screen[None]):
         self.show_me("")
         menu = self.query_one("#menu")
         menu.border_title = t(self.host.look.lang, "lobby_title", name=self.player_name)
-        if not self.host.look.symbols:
-            menu.styles.border = ("ascii", menu.styles.border_top[1])
+        plain_borders(self, self.host.look)
 
     def show_note(self, text: str) -> None:
         self.query_one("#note", Static).update(Text(text))
@@ -179,6 +178,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Input(id="answer", compact=True)
 
     def on_mount(self) -> None:
+        plain_borders(self, self.look)
         self.query_one("#answer", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -223,8 +223,7 @@ class IdentityScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         box = self.query_one("#identity")
         box.border_title = t(self.look.lang, "identity_title")
-        if not self.look.symbols:
-            box.styles.border = ("ascii", box.styles.border_top[1])
+        plain_borders(self, self.look)
 
     def say(self, text: str) -> None:
         said = self.query_one("#identity-said", Static)
@@ -290,7 +289,9 @@ class CreateScreen(ModalScreen[Entry | None]):
     def compose(self) -> ComposeResult:
         lang = self.look.lang
         people: list[tuple[str, str]] = [(t(lang, "person"), "-")]
-        levels = people + [(f"{t(lang, 'bot')} {level}", level) for level in LEVELS]
+        levels = people + [
+            (f"{t(lang, 'bot')} {level_name(level, lang)}", level) for level in LEVELS
+        ]
         seats = option("seats")
         assert seats.low is not None and seats.high is not None
         with Vertical(id="form"):
@@ -321,6 +322,7 @@ class CreateScreen(ModalScreen[Entry | None]):
 
     def on_mount(self) -> None:
         self.query_one("#form").border_title = t(self.look.lang, "create_title")
+        plain_borders(self, self.look)
         # The first field has the focus: Enter opens it, it does not make a default room.
         self.query_one("#seats", Select).focus()
 

@@ -13,6 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.dom import DOMNode
+from textual.widgets import Static
+from textual.widgets._toggle_button import ToggleButton
 
 from ..render import sort_key, sorted_hand
 
@@ -79,6 +82,23 @@ class Look:
         return out
 
 
+def plain_borders(root: DOMNode, look: Look) -> None:
+    """Without symbols (``--ascii``), draw the borders of ``root`` and of everything under it
+    in ASCII, each in its colour, and the form's marks too (a check box's ``[X]``, a
+    select's ``v``): every screen calls it once mounted."""
+    if look.symbols:
+        return
+    for node in [root, *root.query("*")]:
+        kind, color = node.styles.border_top
+        if kind not in ("", "none", "hidden", "blank"):
+            node.styles.border = ("ascii", color)
+        if isinstance(node, ToggleButton):
+            node.BUTTON_LEFT, node.BUTTON_RIGHT = "[", "]"
+            node.refresh()
+        elif isinstance(node, Static) and node.has_class("arrow"):
+            node.update("^" if node.has_class("up-arrow") else "v")
+
+
 def can_show_symbols(encoding: str | None) -> bool:
     """Whether a stream of ``encoding`` can carry the suit symbols."""
     if not encoding:
@@ -110,4 +130,4 @@ def look_for(
     )
 
 
-__all__ = ["Look", "can_show_symbols", "look_for", "sort_key", "sorted_hand"]
+__all__ = ["Look", "can_show_symbols", "look_for", "plain_borders", "sort_key", "sorted_hand"]

@@ -24,7 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from clients.terminal.options import HOST_FORM, parse_value, room_values
 from protocol.options_table import OptionSpec, Value
 
-from .look import Look
+from .look import Look, plain_borders
 from .text import t
 
 #: The fields' look, shared by both forms (``#form`` holds them).
@@ -153,6 +153,7 @@ class ConfigureScreen(ModalScreen[dict[str, Value] | None]):
 
     def on_mount(self) -> None:
         self.query_one("#form").border_title = t(self.look.lang, "configure_title")
+        plain_borders(self, self.look)
         self.query_one(f"#{HOST_FORM[0].name}").focus()
 
     def changes(self) -> dict[str, Value]:

@@ -38,7 +38,7 @@ from ..replay import Replay, caption, move_caption
 from .board import TableView
 from .game import Coach
 from .help import HelpScreen
-from .look import Look, sorted_hand
+from .look import Look, plain_borders, sorted_hand
 from .panels import replay_coach_text, result_text
 from .text import t
 
@@ -154,6 +154,7 @@ class ReplayScreen(Screen[None]):
         yield Static(id="rkeys")
 
     def on_mount(self) -> None:
+        plain_borders(self, self.look)
         self.query_one("#hands").border_title = t(self.look.lang, "replay_all_open")
         coach = self.query_one("#rcoach", VerticalScroll)
         coach.display = self.coach is not None
