@@ -259,9 +259,13 @@ def nth(place: int, lang: str = "en") -> str:
     return words.get(f"nth_{place}", words["nth"]).format(n=place)
 
 
-def describe_why(change: Mapping[str, Any] | None, lang: str = "en") -> str:
+def describe_why(
+    change: Mapping[str, Any] | None, lang: str = "en", seats: int | None = None
+) -> str:
     """Why a change is what it is, in short: ``2nd of 4``, ``Left the match: last of 4``,
-    ``No opponent counted``; "" for a change without a reason (an older match)."""
+    ``No opponent counted``; "" for a change without a reason (an older match). A place
+    among fewer than the match's ``seats`` (a leaver's seat, say, counts for nobody) says
+    so: ``1st of the 2 counted``."""
     if not change:
         return ""
     words = _rating_words(lang)
@@ -271,14 +275,18 @@ def describe_why(change: Mapping[str, Any] | None, lang: str = "en") -> str:
     if reason == "abandoned":
         return words["abandoned"].format(of=number(int(change.get("of") or 0), lang))
     if reason == "placed":
-        return words["place"].format(
+        of = int(change.get("of") or 0)
+        counted = seats is not None and 0 < of < seats and "place_counted" in words
+        return words["place_counted" if counted else "place"].format(
             nth=nth(int(change.get("place") or 0), lang),
             of=number(int(change.get("of") or 0), lang),
         )
     return ""
 
 
-def describe_change(change: Mapping[str, Any] | None, lang: str = "en") -> str:
+def describe_change(
+    change: Mapping[str, Any] | None, lang: str = "en", seats: int | None = None
+) -> str:
     """One person's rating change in a rated match (an entry of ``doc.room.ratings`` or of a
     history row's ``ratings``): ``2nd of 4: +12 (1,034 → 1,046?)``,
     ``Left the match: last of 4`` and the loss, ``No opponent counted: ±0``."""
@@ -287,7 +295,7 @@ def describe_change(change: Mapping[str, Any] | None, lang: str = "en") -> str:
     words = _rating_words(lang)
     before, after = int(change["before"]), int(change["after"])
     values = {
-        "why": describe_why(change, lang),
+        "why": describe_why(change, lang, seats),
         "delta": signed(after - before, lang),
         "before": number(before, lang),
         "after": rating_text(after, bool(change.get("provisional")), lang),
@@ -297,9 +305,11 @@ def describe_change(change: Mapping[str, Any] | None, lang: str = "en") -> str:
     return words["change" if values["why"] else "moved"].format_map(values)
 
 
-def describe_your_change(change: Mapping[str, Any], lang: str = "en") -> str:
+def describe_your_change(
+    change: Mapping[str, Any], lang: str = "en", seats: int | None = None
+) -> str:
     """``Your rating: 2nd of 4: +12 (1,034 → 1,046)``."""
-    return _rating_words(lang)["you"].format(change=describe_change(change, lang))
+    return _rating_words(lang)["you"].format(change=describe_change(change, lang, seats))
 
 
 def describe_unrated(reason: str | None, lang: str = "en") -> str:

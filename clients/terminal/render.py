@@ -284,15 +284,16 @@ def rating_lines(doc: Doc, me: int | None = None, lang: str = "en") -> list[str]
     if not ratings:
         return [rating_wait(lang)]
     lines: list[str] = []
+    seats = len(room["seats"])
     mine = ratings[me] if me is not None and 0 <= me < len(ratings) else None
     if mine:
-        lines.append(describe_your_change(mine, lang))
+        lines.append(describe_your_change(mine, lang, seats))
         if mine.get("provisional"):
             lines.append(f"  {describe_provisional(int(mine['matches']), None, lang)}")
     for seat, change in enumerate(ratings):
         if change and seat != me:
             name = seat_name(doc, seat, lang, person=True)
-            lines.append(f"  {name}: {describe_change(change, lang)}")
+            lines.append(f"  {name}: {describe_change(change, lang, seats)}")
     return lines
 
 

@@ -6,6 +6,7 @@ again to the pane's width after a resize."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import RichLog
 
@@ -21,7 +22,15 @@ from clients.terminal.tui.panels import result_text
 from clients.words import describe_error
 from protocol.schema import error_classes
 from server.app import GameServer
-from tests.clients.tui_driver import log_text, one_turn_deck, save, server, shows, until
+from tests.clients.tui_driver import (
+    log_text,
+    one_turn_deck,
+    save,
+    screen_text,
+    server,
+    shows,
+    until,
+)
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
 
@@ -154,6 +163,8 @@ def test_a_bot_in_the_seat_of_a_person_who_left_is_named_as_such_but_the_rating_
     assert "Match over: bot for Bea won." in result.plain
     lines = rating_lines(doc, 0)
     assert any(line.strip().startswith("Bea: Left the match") for line in lines), lines
+    # Ana's place is among the two who played on, not the three seats: it says so.
+    assert lines[0].startswith("Your rating: 1st of the 2 counted: +30"), lines
 
 
 def test_no_refusal_is_shown_in_the_protocols_words() -> None:
@@ -169,3 +180,35 @@ def test_no_refusal_is_shown_in_the_protocols_words() -> None:
     for code in sorted(cls.code for cls in error_classes()):
         for lang in ("en", "es", "cs"):
             assert describe_error({"code": code, "message": "RAW"}, lang) != "RAW", (code, lang)
+
+
+def test_the_lobby_asks_for_the_rating_again_once_a_match_is_rated() -> None:
+    app = KingsCornerApp(GameClient("ws://127.0.0.1:1/", "Ana"), Look())
+    room: dict[str, Any] = {"seats": [], "ratings": None}
+    app.client.doc = {"room": room, "game": None}
+    assert not app.ratings_changed()  # finished, not rated yet
+    room["ratings"] = [{"before": 1000, "after": 940}]
+    assert app.ratings_changed()
+    assert not app.ratings_changed()  # asked once
+    app.client.doc = None
+    assert not app.ratings_changed()
+
+
+async def test_a_terminal_smaller_than_80_by_24_is_told_so(
+    server: GameServer, url: str, tmp_path: Path
+) -> None:
+    entry = Entry(mode="create", seats=2, bots=("random",), decks=(one_turn_deck(),), dealer=1)
+    client = GameClient(url, "Ana", reconnect=True)
+    app = KingsCornerApp(client, Look(), entry=entry, tokens=TokenFile(tmp_path / "t.json"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await shows(pilot, "Waiting room")
+        await shows(pilot, "This terminal is 60\u00d720: the table needs at least 80\u00d724.")
+        save(app, "too-small-60x20")
+        await pilot.resize_terminal(80, 24)
+        await until(
+            pilot,
+            lambda: "the table needs" not in screen_text(app),
+            what="the notice gone at 80x24",
+        )
+        await pilot.press("ctrl+q")
+    await client.close()

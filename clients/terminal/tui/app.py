@@ -69,6 +69,7 @@ class KingsCornerApp(App[int]):
         self.notes: list[str] = []
         self._seen = 0
         self._online = True
+        self._ratings = "None"
         self._pump: asyncio.Task[None] | None = None
 
     def _ignore(self, text: str) -> None:
@@ -281,9 +282,20 @@ class KingsCornerApp(App[int]):
             if now_online != self._online:
                 self._online = now_online
                 self.note(t(self.look.lang, "back_online" if now_online else "lost"))
+            if self.ratings_changed():
+                self.refresh_profile()  # the lobby's rating is the one this match made
             screen = self.game_screen
             if screen is not None and screen.is_mounted:
                 screen.take(frames)
+
+    def ratings_changed(self) -> bool:
+        """Whether the room's ratings came (the server rates a finished match a moment
+        after its end) or changed since last asked."""
+        doc = self.client.doc
+        ratings = repr(doc["room"].get("ratings")) if doc is not None else "None"
+        changed = ratings != self._ratings and ratings != "None"
+        self._ratings = ratings
+        return changed
 
     # --- the viewers ------------------------------------------------------------------------
 

@@ -71,6 +71,8 @@ class GameScreen(WaitingKeys, Screen[None]):
     CSS = """
     GameScreen { layout: vertical; }
     #top { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #small { dock: top; height: auto; background: $error; color: $text; padding: 0 1;
+             display: none; }
     #body { height: 1fr; }
     #left { width: 1fr; min-width: 46; }
     #right { width: 34; }
@@ -167,6 +169,7 @@ class GameScreen(WaitingKeys, Screen[None]):
     # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        yield Static(id="small")
         yield Static(id="top")
         with Horizontal(id="body"):
             with Vertical(id="left"):
@@ -192,8 +195,16 @@ class GameScreen(WaitingKeys, Screen[None]):
         self.set_focus(None)
         self.refresh_view()
 
+    #: The smallest terminal the table is laid out for.
+    LEAST = (80, 24)
+
     def on_resize(self) -> None:
         width = self.size.width
+        small = self.query_one("#small", Static)
+        small.display = width < self.LEAST[0] or self.size.height < self.LEAST[1]
+        if small.display:
+            said = t(self.look.lang, "too_small", w=width, h=self.size.height)
+            small.update(Text(self.look.text(said)))
         right = self.query_one("#right", Vertical)
         right.styles.width = 34 if width < 100 else max(34, width * 36 // 100)
         self.query_one("#chat", RichLog).styles.height = 5 if self.size.height < 30 else 9
