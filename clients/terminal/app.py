@@ -49,12 +49,14 @@ from .entry import (
     entry_from,
     full_screen,
     parser,
+    prompt_writer,
     stdin_reader,
 )
 from .render import (
     HELP,
     PLAIN,
     Style,
+    action_label,
     card,
     chat_line,
     daily_label,
@@ -489,7 +491,8 @@ class TerminalClient:
         number = f" (action {legal.index(text) + 1})" if text in legal else ""
         style = self.style
         why = describe_reason(reply.get("reason"), style.lang, lambda code: card(code, style))
-        self.write(f"Hint: {text}{number}" + (f" {why}" if why else ""))
+        label = action_label(text, style) if text else text
+        self.write(f"Hint: {label}{number}" + (f" {why}" if why else ""))
 
     async def run(self, read_line: ReadLine) -> int:
         """Follow the room and carry out typed lines until ``quit``, ``leave``, the end of
@@ -551,6 +554,20 @@ async def identity(app: TerminalClient, args: argparse.Namespace, out: Write) ->
     return 0
 
 
+def _terminal_writer(args: argparse.Namespace) -> Write:
+    """Standard output: above the prompt when both ends are a terminal and commands are
+    read (:func:`~.entry.prompt_writer`), else a line at a time."""
+    once = args.leaderboard is not None or args.recover or args.recovery_code
+    if once or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return lambda text: print(text, flush=True)
+    typed: Callable[[], str] = lambda: ""  # noqa: E731
+    with contextlib.suppress(ImportError):
+        import readline
+
+        typed = readline.get_line_buffer
+    return prompt_writer(sys.stdout, typed)
+
+
 async def amain(
     argv: Sequence[str],
     *,
@@ -560,7 +577,7 @@ async def amain(
 ) -> int:
     """Parse ``argv``, connect, enter the room and play; the seams default to the terminal."""
     args = parser().parse_args(list(argv))
-    out: Write = write if write is not None else (lambda text: print(text, flush=True))
+    out: Write = write if write is not None else _terminal_writer(args)
     colour = sys.stdout.isatty() if tty is None else tty
     style = Style(color=colour and not args.no_color, symbols=not args.ascii, lang=args.lang)
     tokens = TokenFile(args.token_file or default_path())

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from clients.i18n import LANGUAGES
 from clients.words import language
@@ -75,7 +75,7 @@ def stdin_reader() -> ReadLine:
         if interactive:
             while True:
                 try:
-                    line = input("> ")
+                    line = input(PROMPT)
                 except EOFError:
                     break
                 loop.call_soon_threadsafe(queue.put_nowait, line)
@@ -86,6 +86,22 @@ def stdin_reader() -> ReadLine:
 
     threading.Thread(target=pump, name="stdin", daemon=True).start()
     return queue.get
+
+
+#: The prompt line mode reads a command after, at a terminal.
+PROMPT = "> "
+
+
+def prompt_writer(stream: TextIO, typed: Callable[[], str] = lambda: "") -> Callable[[str], None]:
+    """Print to ``stream`` (a terminal) above the ``>`` prompt: what arrives while a
+    command is being typed clears the prompt's line, is printed, and the prompt comes back
+    under it with what was typed so far (``typed``), so there is always a prompt to type at."""
+
+    def write(text: str) -> None:
+        stream.write(f"\r\x1b[K{text}\n{PROMPT}{typed()}")
+        stream.flush()
+
+    return write
 
 
 def _levels(text: str) -> tuple[str | None, ...]:
@@ -200,11 +216,13 @@ def entry_from(args: argparse.Namespace) -> Entry:
 __all__ = [
     "DEFAULT_FILL",
     "DEFAULT_URL",
+    "PROMPT",
     "Entry",
     "Mode",
     "ReadLine",
     "entry_from",
     "full_screen",
     "parser",
+    "prompt_writer",
     "stdin_reader",
 ]

@@ -5,6 +5,7 @@ again to the pane's width after a resize."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from textual.widgets import RichLog
 from clients.i18n import texts
 from clients.net import GameClient
 from clients.terminal.app import Entry
+from clients.terminal.entry import prompt_writer
 from clients.terminal.render import rating_lines, seat_name
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
@@ -212,3 +214,10 @@ async def test_a_terminal_smaller_than_80_by_24_is_told_so(
         )
         await pilot.press("ctrl+q")
     await client.close()
+
+
+def test_the_line_mode_prints_above_a_prompt_that_keeps_what_was_typed() -> None:
+    stream = io.StringIO()
+    write = prompt_writer(stream, lambda: "7h>")
+    write("· Bot 2 played 8♦ on N.")
+    assert stream.getvalue() == "\r\x1b[K· Bot 2 played 8♦ on N.\n> 7h>"
