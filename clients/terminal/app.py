@@ -52,6 +52,7 @@ from .entry import (
     prompt_writer,
     stdin_reader,
 )
+from .lists import render_leaderboard, render_matches
 from .render import (
     HELP,
     PLAIN,
@@ -64,8 +65,6 @@ from .render import (
     log_line,
     rating_lines,
     render,
-    render_leaderboard,
-    render_matches,
     render_moves,
 )
 from .replay import http_base

@@ -13,7 +13,7 @@ import pytest
 from clients.net import GameClient
 from clients.terminal import commands
 from clients.terminal.app import amain
-from clients.terminal.render import render_leaderboard, render_matches
+from clients.terminal.lists import render_leaderboard, render_matches
 from clients.terminal.replay import ReplayError, fetch_record
 from clients.terminal.tokens import KEEP, Saved, TokenFile
 from server.app import port_of, start_server

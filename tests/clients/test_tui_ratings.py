@@ -19,7 +19,8 @@ from textual.pilot import Pilot
 
 from clients.net import GameClient
 from clients.terminal.app import Entry, TerminalClient
-from clients.terminal.render import match_rating, rating_lines, render, render_matches
+from clients.terminal.lists import match_rating, render_matches
+from clients.terminal.render import rating_lines, render
 from clients.terminal.tokens import TokenFile
 from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.boards import MatchesScreen, match_label

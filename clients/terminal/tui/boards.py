@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from clients.net import GameClient, ServerError
-from clients.terminal.render import match_rating
+from clients.terminal.lists import match_rating
 from clients.words import describe_error, who
 
 from .look import Look, plain_borders

@@ -4,6 +4,11 @@ whenever the document changes, and every key a player, host or spectator may pre
 The screen reads the :class:`~clients.net.GameClient` the app keeps in step and sends
 requests through it; the server judges every action (refusals come back worded in the
 log and the status line).
+
+Longer than our ~600-line guide on purpose: :class:`GameScreen` is one Textual screen whose
+key bindings, redraw and answers to the server all work on the widgets it composes and the
+one selection a player builds (card, then pile); the pieces that stand alone are already
+apart (the waiting room's keys in ``waiting.py``, the panels, the board, the coach's view).
 """
 
 from __future__ import annotations
