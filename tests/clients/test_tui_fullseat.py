@@ -13,12 +13,11 @@ from textual.widgets import RichLog
 from clients.net import GameClient, ServerError
 from clients.terminal import commands
 from clients.terminal.app import Entry, amain
+from clients.terminal.lists import render_leaderboard, render_matches
 from clients.terminal.render import (
     card,
     plate,
     render,
-    render_leaderboard,
-    render_matches,
     render_result,
     sort_key,
 )
