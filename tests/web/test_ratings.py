@@ -285,7 +285,7 @@ FEED = """async ([room, lang]) => {
   const { setLang } = await import("/i18n.js");
   Object.assign(S.doc.room, room);
   S.profile = { ...(S.profile || {}), min_matches: 10 };
-  setLang(lang);
+  await setLang(lang);
   render();
 }"""
 
@@ -295,7 +295,7 @@ WORDED = """async ([changes, reasons, profiles, counts]) => {
   const before = lang();
   const out = {};
   for (const code of LANGUAGES) {
-    setLang(code);
+    await setLang(code);
     out[code] = {
       changes: changes.map((c) => rating.changeText(c)),
       unrated: reasons.map((r) => rating.unratedText(r)),
@@ -308,7 +308,7 @@ WORDED = """async ([changes, reasons, profiles, counts]) => {
       ),
     };
   }
-  setLang(before);
+  await setLang(before);
   return out;
 }"""
 
@@ -421,7 +421,7 @@ def test_the_lobby_and_the_history_word_a_profile_and_each_match(
     expect(me).to_contain_text("Ana")  # the server's answer to the lobby's own ask is in
     show = """async ([profile, lang]) => {
       const { setLang } = await import("/i18n.js");
-      setLang(lang);
+      await setLang(lang);
       (await import("/me.js")).onProfile(profile);
     }"""
     singular = {**PROFILES[2], "matches": 1, "provisional": False}

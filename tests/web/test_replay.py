@@ -104,7 +104,7 @@ def test_my_matches_replay_forward_back_jump_and_totals(
     assert sorted(open_hand(ana, 0)) == sorted(RUN)
     assert sorted(open_hand(ana, 1)) == sorted(BOT_ONE)
     expect(ana.locator('#replay-felt [data-pile="E"]')).to_have_attribute(
-        "aria-label", "East pile: 9 of diamonds, 1 card"
+        "aria-label", "E: East pile: 9 of diamonds, 1 card"
     )
     expect(ana.locator("#replay-first")).to_be_disabled()
     expect(ana.locator("#replay-prev")).to_be_disabled()
@@ -146,7 +146,7 @@ def test_my_matches_replay_forward_back_jump_and_totals(
     assert sorted(open_hand(ana, 0)) == sorted(RUN)
     assert sorted(open_hand(ana, 1)) == sorted(BOT_TWO)
     expect(ana.locator('#replay-felt [data-pile="E"]')).to_have_attribute(
-        "aria-label", "East pile: 10 of diamonds, 1 card"
+        "aria-label", "E: East pile: 10 of diamonds, 1 card"
     )
     expect(ana.locator('#replay-score tbody tr[data-seat="1"] td.total')).to_have_text("8")
     ana.locator("#replay-next").focus()

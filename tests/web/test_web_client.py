@@ -85,7 +85,7 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     # The spectator sees the table and every seat's card count, but no hand at all.
     expect(cleo.locator("#board .pile")).to_have_count(8)
     expect(cleo.locator('#board [data-pile="N"]')).to_have_attribute(
-        "aria-label", "North pile: 9 of clubs, 1 card"
+        "aria-label", "N: North pile: 9 of clubs, 1 card"
     )
     expect(cleo.locator("#hand")).to_be_hidden()
     expect(cleo.locator("#hand .card")).to_have_count(0)
@@ -128,7 +128,7 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     ana.keyboard.press("Enter")
     assert gold_piles(ana) == ["N"]
     expect(ana.locator('#board [data-pile="N"]')).to_have_attribute(
-        "aria-label", "North pile: 9 of clubs, 1 card, it fits here, can be moved"
+        "aria-label", "N: North pile: 9 of clubs, 1 card, it fits here, can be moved"
     )
     shot(ana, "table-desktop")
     ana.locator('#board [data-pile="N"]').focus()
