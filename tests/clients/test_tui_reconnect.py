@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from clients.net import GameClient
 from clients.terminal.app import Entry
@@ -16,13 +17,20 @@ from clients.terminal.tui.app import KingsCornerApp
 from clients.terminal.tui.look import Look
 from server.app import GameServer
 from server.live_room import LiveRoom
-from tests.clients.tui_driver import one_turn_deck, server, shows, until
+from tests.clients.tui_driver import one_turn_deck, screen_text, server, shows, until
 
 __all__ = ["server"]  # the fixture, imported to override the shared one
 
 
-def own_line(screen: str) -> str:
-    return next(line for line in screen.splitlines() if "Ana" in line and "you" in line)
+async def online(pilot: Pilot[int], app: KingsCornerApp) -> None:
+    """Wait until Ana's own plate is drawn and does not say she is offline (the plate is
+    drawn in a later refresh than the line naming the seat); fails if it never is."""
+
+    def drawn() -> bool:
+        lines = [ln for ln in screen_text(app).splitlines() if "Ana" in ln and "you" in ln]
+        return bool(lines) and "offline" not in lines[0]
+
+    await until(pilot, drawn, what="Ana's own plate, online")
 
 
 # A grace longer than the restart takes on a busy machine: the seat waits, no bot covers it.
@@ -54,7 +62,7 @@ async def test_a_dropped_connection_and_a_restart_come_back_to_the_seat(
             what="the server to see the seat back",
         )
         screen = await shows(pilot, "Your hand (6)")
-        assert "offline" not in own_line(screen)
+        await online(pilot, app)
         assert client.seat == 0 and client.doc is not None
         assert client.doc["game"]["piles"]["N"] == ["8C", "7H"]
 
@@ -87,7 +95,7 @@ async def test_a_dropped_connection_and_a_restart_come_back_to_the_seat(
         assert again.seat == 0 and again.game is not None
         assert sorted(again.game["hand"]) == hand
         assert "Your hand (7)" in screen
-        assert "offline" not in own_line(screen)
+        await online(pilot, app)
         assert [s.name if s else None for s in live.room.seats] == ["Ana", "Bot 2"]
         await pilot.press("ctrl+q")
     await again.close()
