@@ -136,7 +136,12 @@ class Lobby:
         return live
 
     async def join_seat(self, conn: RoomConnection, live: LiveRoom, seat: int | None) -> str:
-        """Seat ``conn`` as a new player; return its secret token."""
+        """Seat ``conn`` as a new player; return its secret token.
+
+        A person who sits is shown with a tag from then on: one with none yet (a new
+        identity) is given it now, so two new people of one name are told apart at once.
+        """
+        await self.give_tag(conn)
         token = new_token()
         placed: list[int] = []
 
@@ -152,6 +157,11 @@ class Lobby:
             live.attach(conn, token)
         await live.seat_returned(placed[0])
         return token
+
+    async def give_tag(self, conn: RoomConnection) -> None:
+        """Give ``conn``'s identity its tag (and keep its name) if it has none yet."""
+        if conn.tag is None and conn.player_id:
+            conn.name, conn.tag = await self._store.name_and_tag(conn.player_id, conn.name)
 
     async def rejoin(self, conn: RoomConnection, code: str, token: str) -> None:
         """Take ``conn`` back to the seat ``token`` belongs to, hand intact."""
@@ -203,6 +213,7 @@ class Lobby:
     # --- quick play ---------------------------------------------------------------------
 
     async def enqueue(self, conn: RoomConnection, seats: int) -> None:
+        await self.give_tag(conn)
         ticket_id = secrets.token_hex(8)
         ticket: dict[str, Any] = {
             "id": ticket_id,

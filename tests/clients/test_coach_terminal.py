@@ -367,8 +367,11 @@ async def test_the_result_shows_the_costly_turns_and_1_to_3_replay_them() -> Non
             raise AssertionError(text_of(app))
 
         await pilot.press("pagedown")
-        await wait_for(pilot, lambda: middle.scroll_y > 0, "the result scrolled")
-        assert texts("en")["coach.pending"] in left_panel(app), text_of(app)
+        # Page Down scrolls smoothly: wait for the view to arrive, not only to start moving.
+        await wait_for(
+            pilot, lambda: texts("en")["coach.pending"] in left_panel(app), "the coach's line"
+        )
+        assert middle.scroll_y > 0
         await pilot.press("1")  # nothing to replay yet
         assert app.opened == []
         gate.set()

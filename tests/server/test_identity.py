@@ -183,11 +183,11 @@ async def test_every_seat_shows_its_persons_tag(
     host = await client("Rho")
     assert (await profile(host))["tag"] == "GQJX"
     code = await host.create(seats=4, bots=[None, None, None, "random"])
-    # Another Rho the server kept nothing of yet (no tag), then one it keeps.
+    # Another Rho the server kept nothing of yet is given a tag as it sits; then one it keeps.
     bare = await client("Rho")
     await bare.join(code)
     kept = await client("Rho")
-    assert (await profile(kept))["tag"] == "4F7K"
+    assert (await profile(kept))["tag"] == "ZZZZ"
     await kept.join(code)
 
     def seated(c: GameClient) -> bool:
@@ -196,11 +196,12 @@ async def test_every_seat_shows_its_persons_tag(
     await host.until(seated)
     assert host.doc is not None
     shown = [(seat["name"], seat["tag"]) for seat in host.doc["room"]["seats"]]
-    assert shown == [("Rho", "GQJX"), ("Rho", None), ("Rho", "4F7K"), ("Bot 4", None)]
+    assert shown == [("Rho", "GQJX"), ("Rho", "4F7K"), ("Rho", "ZZZZ"), ("Bot 4", None)]
+    assert (await profile(bare))["tag"] == "4F7K"
     # Folded from the stored events: the room read again from its log shows the same.
     events = await server.store.read(code)
     sat = [e.get("tag") for e in events if e["e"] == "sit" and e["kind"] == "human"]
-    assert sat == ["GQJX", None, "4F7K"]
+    assert sat == ["GQJX", "4F7K", "ZZZZ"]
 
     # Quick play carries the tag through the queue's ticket.
     one, two = await client("Ana"), await client("Ben")

@@ -17,6 +17,7 @@ from server import account_commands
 from server.app import GameServer, port_of
 
 from .conftest import ClientFactory
+from .test_identity import fixed_tags
 from .test_match_flow import play_until_finished
 
 
@@ -137,7 +138,7 @@ def _placeholders(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
-SEAT = {"tag": None, "kind": "human", "level": None, "connected": True, "away": False}
+SEAT = {"kind": "human", "level": None, "connected": True, "away": False}
 
 #: Version 2, as Ana's connection sees it: hello, create, Ben sits and is ready, the start
 #: and her first play (a stacked deck in DECK order, seat 1 dealing).
@@ -176,7 +177,7 @@ VERSION_2_FRAMES: list[dict[str, Any]] = [
                     "casual": False,
                     "pace": "normal",
                 },
-                "seats": [{"name": "Ana", **SEAT, "ready": False}, None],
+                "seats": [{"name": "Ana", "tag": "<tag>", **SEAT, "ready": False}, None],
                 "host": 0,
                 "rematch": [],
                 "daily": None,
@@ -192,7 +193,7 @@ VERSION_2_FRAMES: list[dict[str, Any]] = [
             {
                 "op": "replace",
                 "path": "/room/seats/1",
-                "value": {"name": "Ben", **SEAT, "ready": False},
+                "value": {"name": "Ben", "tag": "<tag>", **SEAT, "ready": False},
             }
         ],
         "log": [{"ev": "sat", "seat": 1, "name": "Ben", "bot": None}],
@@ -261,7 +262,10 @@ VERSION_2_FRAMES: list[dict[str, Any]] = [
 ]
 
 
-async def test_version_2_frames_are_the_pinned_examples(client: ClientFactory) -> None:
+async def test_version_2_frames_are_the_pinned_examples(
+    client: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixed_tags(monkeypatch, "<tag>")  # a person who sits is given one (drawn at random)
     ana, ben = await client("Ana"), await client("Ben")
     code = await ana.create(seats=2, target=25, decks=[list(DECK)], dealer=1)
     await ben.join(code)
