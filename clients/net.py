@@ -9,7 +9,9 @@ Every connection names the room it is for in its URL when the client knows it
 (``/?room=CODE``, :func:`room_url`): a room given to :meth:`GameClient.connect` (a link,
 a join by code), and on every reconnection the room the client is in (also a room it
 created, once the server named it). A load balancer that routes by it puts a room's
-players on one server process (docs/protocol.md, "Transport"; docs/deploy.md).
+players on one server process (docs/protocol.md, "Transport"; docs/deploy.md). With
+``move_to_room=True`` a client that entered a room on a connection not naming it (a
+``create``, quick play) moves at once to one that does (:meth:`GameClient._move`).
 """
 
 from __future__ import annotations
@@ -71,7 +73,12 @@ class GameClient:
     """One connection to the server, with the viewer's document kept in step."""
 
     def __init__(
-        self, url: str | Sequence[str], name: str = "Player", *, reconnect: bool = False
+        self,
+        url: str | Sequence[str],
+        name: str = "Player",
+        *,
+        reconnect: bool = False,
+        move_to_room: bool = False,
     ) -> None:
         #: Server addresses; after a dropped connection the next one is tried in turn.
         self.urls = [url] if isinstance(url, str) else list(url)
@@ -109,6 +116,16 @@ class GameClient:
         #: ``store_unavailable`` (the store was away a moment), it is sent again.
         self._rejoin: Frame | None = None
         self._retry: asyncio.Task[None] | None = None
+        #: Entering a room on a connection whose URL does not name it opens one that does.
+        self.move_to_room = move_to_room
+        #: How many times the client moved to a connection naming its room.
+        self.moves = 0
+        #: Set except while moving: sends wait for the connection they will go on.
+        self._settled = asyncio.Event()
+        self._settled.set()
+        #: The connection being left by a move: what it still brings is not read.
+        self._leaving: ClientConnection | None = None
+        self._mover: asyncio.Task[None] | None = None
 
     # --- connection -----------------------------------------------------------------
 
@@ -122,7 +139,7 @@ class GameClient:
         """
         self.connected_url = self._url_for(room or self.room)
         self.ws = await connect(self.connected_url, max_size=2**20, open_timeout=10)
-        answer = await self._greet()
+        answer = await self._greet(self.ws)
         self._reader = asyncio.create_task(self._read())
         if answer["type"] == "error":
             raise ServerError(answer)
@@ -138,17 +155,16 @@ class GameClient:
             hello["player"] = self.player
         return hello
 
-    async def _greet(self) -> Frame:
+    async def _greet(self, ws: ClientConnection) -> Frame:
         """Say hello on a new socket and read until its answer: the ``welcome``, or the
         ``error`` refusing it. A server that refuses :data:`PROTOCOL_VERSION` but speaks
         another version of :data:`SPOKEN_VERSIONS` (an older release, in the middle of a
         rolling upgrade) is greeted again in that one; ``protocol`` is the version the
         welcome settled."""
-        assert self.ws is not None
         version = PROTOCOL_VERSION
-        await self._send(self._hello(version))
+        await self._send_on(ws, self._hello(version))
         while True:
-            frame: Frame = orjson.loads(await self.ws.recv())
+            frame: Frame = orjson.loads(await ws.recv())
             self.frames.append(frame)
             await self._take(frame)
             if frame["type"] == "welcome":
@@ -160,12 +176,16 @@ class GameClient:
             common = [v for v in SPOKEN_VERSIONS if v in supported]
             if frame["code"] == "unsupported_version" and common and common[0] != version:
                 version = common[0]
-                await self._send(self._hello(version))
+                await self._send_on(ws, self._hello(version))
                 continue
             return frame
 
     async def close(self) -> None:
         self._closing = True
+        if self._mover is not None:
+            self._mover.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._mover
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
@@ -174,8 +194,13 @@ class GameClient:
                 await self._reader
 
     async def _send(self, message: Frame) -> None:
+        await self._settled.wait()
         assert self.ws is not None
-        await self.ws.send(orjson.dumps(message).decode())
+        await self._send_on(self.ws, message)
+
+    @staticmethod
+    async def _send_on(ws: ClientConnection, message: Frame) -> None:
+        await ws.send(orjson.dumps(message).decode())
 
     async def send(self, message: Frame) -> None:
         """Send any message (the tests use this to send malformed ones too)."""
@@ -187,15 +212,21 @@ class GameClient:
 
     async def _read(self) -> None:
         while True:
-            assert self.ws is not None
+            ws = self.ws
+            assert ws is not None
             try:
-                async for data in self.ws:
+                async for data in ws:
+                    if ws is self._leaving or ws is not self.ws:
+                        continue  # left by a move: the new connection's snapshot covers it
                     frame = orjson.loads(data)
                     self.frames.append(frame)
                     await self._take(frame)
-                self.close_code = self.ws.close_code or 1006
+                close_code = ws.close_code or 1006
             except ConnectionClosed as exc:
-                self.close_code = exc.rcvd.code if exc.rcvd else 1006
+                close_code = exc.rcvd.code if exc.rcvd else 1006
+            if ws is not self.ws:
+                return  # a move replaced this connection; its reader runs on
+            self.close_code = close_code
             async with self._changed:
                 self._changed.notify_all()
             if self._closing or not self.reconnect:
@@ -211,11 +242,8 @@ class GameClient:
                 # room's other players, where the load balancer routes by room.
                 self.connected_url = self._url_for(self.room)
                 self.ws = await connect(self.connected_url, max_size=2**20, open_timeout=5)
-                await self._greet()
-                if self.room is not None and self.token is not None:
-                    self._rejoin = {"type": "join", "room": self.room, "token": self.token}
-                elif self.room is not None:
-                    self._rejoin = {"type": "join", "room": self.room, "spectate": True}
+                await self._greet(self.ws)
+                self._rejoin = self._join_frame()
                 if self._rejoin is not None:
                     await self._send(self._rejoin)
                 self.close_code = None
@@ -224,6 +252,70 @@ class GameClient:
             except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
                 await asyncio.sleep(delay + random.random() * delay)
                 delay = min(delay * 2, 2.0)
+
+    def _should_move(self) -> bool:
+        """Whether the room just entered is not the one the connection's URL names."""
+        return (
+            self.move_to_room
+            and self._settled.is_set()
+            and self.room is not None
+            and self._url_for(self.room) != self.connected_url
+        )
+
+    def _join_frame(self) -> Frame | None:
+        """The ``join`` that takes this client back into its room on a new connection: its
+        seat, with its token, or a spectator's place; None outside a room."""
+        if self.room is None:
+            return None
+        if self.token is not None and self.role != "spectator":
+            return {"type": "join", "room": self.room, "token": self.token}
+        return {"type": "join", "room": self.room, "spectate": True}
+
+    async def _move(self, within: float = 5.0) -> None:
+        """Move to a connection whose URL names the room this client just entered.
+
+        The new connection says hello as this player and joins with the seat's token (or
+        as a spectator); once it holds the room, the old one is closed with 1000 and reason
+        ``moved``, which tells the server the seat is not gone (docs/protocol.md,
+        "Transport"). Meanwhile sends wait, and from the join on, the old connection is
+        no longer read (a server holding both may tell it ``left``). If the move fails
+        the client stays on the old connection and asks it for a fresh snapshot.
+        """
+        old, join = self.ws, self._join_frame()
+        url = self._url_for(self.room)
+        if old is None or join is None or url == self.connected_url or self._closing:
+            return
+        self._settled.clear()
+        new: ClientConnection | None = None
+        try:
+            async with asyncio.timeout(within):
+                new = await connect(url, max_size=2**20, open_timeout=within)
+                if (await self._greet(new))["type"] != "welcome":
+                    raise ConnectionError("hello refused")
+                self._leaving = old
+                await self._send_on(new, join)
+                while True:
+                    frame: Frame = orjson.loads(await new.recv())
+                    self.frames.append(frame)
+                    await self._take(frame)
+                    if frame["type"] == "joined":
+                        break
+                    if frame["type"] == "error" and frame.get("code") != "unsupported_version":
+                        raise ServerError(frame)
+        except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError, ServerError):
+            if new is not None:
+                await new.close()
+            self._leaving = None
+            self._settled.set()
+            with contextlib.suppress(ConnectionClosed):
+                await self._send({"type": "resync"})
+            return
+        self.ws, self.connected_url = new, url
+        self.moves += 1
+        self._settled.set()
+        await old.close(1000, "moved")
+        self._leaving = None
+        self._reader = asyncio.create_task(self._read())
 
     async def _join_again(self, join: Frame, delay: float = 0.25) -> None:
         """Send a reconnection's refused ``join`` again after ``delay``, unless it was
@@ -251,6 +343,8 @@ class GameClient:
             self.room, self.seat, self.role = frame["room"], frame["seat"], frame["role"]
             if frame["token"] is not None:
                 self.token = frame["token"]
+            if self._should_move():
+                self._mover = asyncio.ensure_future(self._move())
         elif kind in ("left", "kicked"):
             self.room = self.seat = self.role = self.doc = None
         elif kind == "welcome":
@@ -347,7 +441,9 @@ class GameClient:
         """Create a room (and sit in it unless ``spectate``); returns its code."""
         start = len(self.frames)
         await self._send({"type": "create", "options": options, "spectate": spectate})
-        await self._wait_from(start, lambda f: f["type"] == "snapshot", 10)
+        await self._wait_from(start, lambda f: f["type"] == "joined", 10)
+        if self._mover is not None:
+            await self._mover  # on the room's connection before anything else is sent
         assert self.room is not None
         return self.room
 

@@ -71,7 +71,7 @@ class Sockets:
             await ws.drained()
         finally:
             self._connections.discard(conn)
-            await self._disconnect(conn)
+            await self._disconnect(conn, moved=_moved(ws))
             conn.stop()
             log.info("connection closed", extra={"close_code": ws.close_code})
 
@@ -112,13 +112,19 @@ class Sockets:
             log.warning("request gave up after repeated version conflicts")
             refuse(conn, exc, seq)
 
-    async def _disconnect(self, conn: RoomConnection) -> None:
+    async def _disconnect(self, conn: RoomConnection, moved: bool = False) -> None:
+        """Forget a closed connection: its quick-play ticket, its place in a room.
+
+        ``moved``: its client moved to a connection naming the room (closed with 1000 and
+        reason ``moved``), so its seat is not taken for gone here; if the client never
+        got there, the maintenance ticks notice the seat missing, as after a crash.
+        """
         try:
             await self._services.lobby.cancel(conn)
             live = conn.room
             if live is not None:
                 async with live.lock:
-                    live.detach(conn)
+                    live.detach(conn, quiet=moved)
         except KingsCornerError as exc:
             log.info("cleanup of %s incomplete: %s", conn.id, exc.code)
 
@@ -164,3 +170,12 @@ class _Frames:
         except Exception:
             log.exception("connection %s failed", conn.id)
             conn.close_now(1011, "internal error")
+
+
+#: The close reason of a client that moved to a connection naming its room.
+MOVED = "moved"
+
+
+def _moved(ws: GameSocket) -> bool:
+    """Whether the client closed ``ws`` with 1000 and reason ``moved``."""
+    return ws.close_code == 1000 and ws.close_reason == MOVED

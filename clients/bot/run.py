@@ -189,7 +189,7 @@ async def run_bot(
     bot = make_bot(config.level, config.seed)
     own = client is None
     if client is None:
-        client = GameClient(config.url, config.name, reconnect=True)
+        client = GameClient(config.url, config.name, reconnect=True, move_to_room=True)
         # A bot sent to a room by code names it in the URL: the room's own process.
         await client.connect(room=config.room if config.mode == "join" else None)
     try:

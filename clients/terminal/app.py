@@ -580,7 +580,7 @@ async def amain(
     colour = sys.stdout.isatty() if tty is None else tty
     style = Style(color=colour and not args.no_color, symbols=not args.ascii, lang=args.lang)
     tokens = TokenFile(args.token_file or default_path())
-    client = GameClient(args.url, args.name, reconnect=True)
+    client = GameClient(args.url, args.name, reconnect=True, move_to_room=True)
     client.player = tokens.player(args.url)
     app = TerminalClient(client, write=out, style=style, tokens=tokens, fill=args.fill)
     entry = entry_from(args)
@@ -597,7 +597,7 @@ async def amain(
                 out(texts(args.lang)["term.line.signed_out"])
                 return 1
             # --recover CODE: as nobody first, then as the player the code belongs to.
-            client = GameClient(args.url, args.name, reconnect=True)
+            client = GameClient(args.url, args.name, reconnect=True, move_to_room=True)
             app.client = client
             await asyncio.wait_for(client.connect(room=entry.known_room), timeout=15)
     except (OSError, TimeoutError, ServerError) as exc:

@@ -104,7 +104,8 @@ _BOT_NAME = re.compile(r"Bot \d+")
 def seat_name(doc: Doc, seat: int | None, lang: str = "en", *, person: bool = False) -> str:
     """The display name of ``seat`` in ``doc`` (``Seat n`` when empty), as the table tells
     its people apart: ``Ana#4F7K`` where another seat's person goes by the same name (two
-    new people are both "Player"; ``Player (seat 2)`` for one the server gave no tag yet),
+    new people are both "Player"; ``Player (seat 2)`` for a seat taken before the server
+    gave a person a tag as they sat),
     and a bot that took over the seat of a person who left (the server keeps that person's
     name on it) as ``bot for Bea``: with ``person`` (a rating, which is that person's), as
     ``Bea``."""

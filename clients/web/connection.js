@@ -82,17 +82,27 @@ function openSocket() {
     S.helloName = currentName();
     ws.send(JSON.stringify(hello(S.helloName)));
   });
+  listen(ws, () => clearTimeout(slow));
+}
+
+function parse(event) {
+  try {
+    return JSON.parse(event.data);
+  } catch {
+    return null;
+  }
+}
+
+/** Hand ``ws``'s frames to app.js while it is this page's socket (and not being left by
+ * a move); when it is lost, reconnect. ``closed`` runs on its close, whatever it was. */
+function listen(ws, closed = () => {}) {
   ws.addEventListener("message", (event) => {
-    let frame;
-    try {
-      frame = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    handlers.frame(frame);
+    if (S.ws !== ws || S.leaving === ws) return;
+    const frame = parse(event);
+    if (frame) handlers.frame(frame);
   });
   ws.addEventListener("close", () => {
-    clearTimeout(slow);
+    closed();
     if (S.ws !== ws) return;
     S.ws = null;
     S.welcomed = false;
@@ -111,8 +121,67 @@ export function hello(name) {
   return message;
 }
 
+/** Whether the socket opened at ``url`` names room ``code``. */
+function namesRoom(url, code) {
+  return new URL(url).searchParams.get("room") === code;
+}
+
+// How long a move to a socket naming the room may take before this page stays where it is.
+const MOVE_WITHIN = 5000;
+
+/** Entered a room on a socket whose address does not name it (a create, quick play, a code
+ * typed in the lobby): open one that does, say hello as this player, take the seat with its
+ * token (or watch), and only then close the first with 1000 "moved" (the server does not
+ * take the seat for gone). A load balancer routing by room so puts this player on the room's
+ * process (docs/protocol.md, "Transport"). Messages sent meanwhile wait for the socket they
+ * will go on; a move that fails leaves this page on the first socket, resynced. */
+export function moveToRoom() {
+  const old = S.ws;
+  if (!old || S.moving || !S.room || namesRoom(old.url, S.room)) return;
+  const join = S.token
+    ? { type: "join", room: S.room, token: S.token }
+    : { type: "join", room: S.room, spectate: true };
+  const ws = new WebSocket(wsUrl());
+  S.moving = ws;
+  let snapshot = null;
+  const finish = (moved) => {
+    if (S.moving !== ws) return;
+    clearTimeout(timer);
+    S.moving = null;
+    S.leaving = null;
+    if (moved) {
+      S.ws = ws;
+      listen(ws);
+      old.close(1000, "moved");
+      if (snapshot) handlers.frame(snapshot);
+    } else {
+      ws.close();
+      send({ type: "resync" });
+    }
+    for (const message of S.outbox.splice(0)) send(message);
+  };
+  const timer = setTimeout(() => finish(false), MOVE_WITHIN);
+  ws.addEventListener("open", () => ws.send(JSON.stringify(hello(S.helloName))));
+  ws.addEventListener("message", (event) => {
+    if (S.moving !== ws) return;
+    const frame = parse(event);
+    if (!frame) return;
+    if (frame.type === "welcome") {
+      S.leaving = old; // from the join on, a server holding both may tell the first "left"
+      ws.send(JSON.stringify(join));
+    } else if (frame.type === "snapshot") {
+      snapshot = frame;
+    } else if (frame.type === "joined") {
+      finish(true);
+    } else if (frame.type === "error") {
+      finish(false);
+    }
+  });
+  ws.addEventListener("close", () => finish(false));
+}
+
 export function send(message) {
-  if (S.ws && S.welcomed && S.ws.readyState === WebSocket.OPEN) {
+  if (S.ws && S.welcomed && !S.moving && S.ws.readyState === WebSocket.OPEN) {
     // A hello queued before the first welcome gets the token that welcome brought.
     const frame = message.type === "hello" ? hello(message.name) : message;
     S.ws.send(JSON.stringify(frame));

@@ -56,6 +56,8 @@ export const S = {
   helloVersion: 2, // the protocol version of this connection's hello (connection.js)
   retry: 0,
   outbox: [],
+  moving: null, // the socket this page is moving to, naming its room (connection.js)
+  leaving: null, // the socket being left by that move: what it still brings is not read
   room: null,
   seat: null,
   role: null,

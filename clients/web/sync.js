@@ -2,7 +2,7 @@
 // joining and leaving, the room's document from a snapshot and then patches (a gap or a
 // patch that does not apply asks for a fresh snapshot), and the server's refusals.
 
-import { fallbackVersion, hello, send } from "./connection.js";
+import { fallbackVersion, hello, moveToRoom, send } from "./connection.js";
 import { localPile } from "./board.js";
 import { cardText } from "./cards.js";
 import { seatName } from "./doc.js";
@@ -150,6 +150,7 @@ export function onJoined(frame) {
     note(frame.role === "spectator" ? "note.watching" : "note.joined", { code: S.room });
   }
   render();
+  moveToRoom(); // onto a socket whose address names the room, unless this one does
 }
 
 /** The last seat of this browser says whether its match is over: opening the site again

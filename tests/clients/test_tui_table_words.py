@@ -6,6 +6,7 @@ again to the pane's width after a resize."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,9 @@ async def test_two_players_of_one_name_are_told_apart_and_a_note_leaves_the_turn
             await pilot.press("s")
             await until(pilot, lambda: client.game is not None, what="the deal")
             mine = f"Player#{client.doc['room']['seats'][0]['tag']}"  # type: ignore[index]
-            # A new identity the server has not kept has no tag yet: its seat tells it apart.
-            assert client.doc["room"]["seats"][1]["tag"] is None  # type: ignore[index]
-            theirs = "Player (seat 2)"
+            # A new identity is given its tag as it sits: the tags tell the two apart.
+            theirs = f"Player#{client.doc['room']['seats'][1]['tag']}"  # type: ignore[index]
+            assert re.fullmatch(r"Player#[0-9A-Z]{4,5}", theirs)
             assert mine != theirs
 
             # The guest's turn; a note of the app's shows above it, not instead of it.

@@ -17,6 +17,7 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
+import redis
 from websockets.asyncio.client import connect
 
 from clients.net import GameClient, room_url
@@ -81,12 +82,19 @@ async def test_every_player_of_a_room_reaches_the_same_process(deployment: Deplo
     homes: dict[str, int] = {}
     async with clients() as made:
         for n in range(ROOMS):
-            host = GameClient(url, f"Host{n}", reconnect=True)
+            host = GameClient(url, f"Host{n}", reconnect=True, move_to_room=True)
             made.append(host)
             # The creator does not know the room yet: least_conn.
             await landed(deployment, "none", host.connect)
-            code = await host.create(seats=4, target=5)
-            places = set()
+            # Its create names the room: it moves to a connection naming it, at once.
+            code = ""
+
+            async def creating(host: GameClient = host) -> None:
+                nonlocal code
+                code = await host.create(seats=4, target=5)
+
+            places = {await landed(deployment, "code", creating)}
+            assert host.moves == 1 and host.connected_url == room_url(url, code)
             for seat in range(1, 4):
                 guest = GameClient(url, f"Guest{n}-{seat}", reconnect=True)
                 made.append(guest)
@@ -96,12 +104,29 @@ async def test_every_player_of_a_room_reaches_the_same_process(deployment: Deplo
             assert len(places) == 1, f"room {code}'s players reached processes {places}"
             homes[code] = places.pop()
             if n == 0:
-                # The creator's next connection names the room it created: it joins its
-                # players on the room's process, with its seat and token.
+                # A reconnection names the room too: back on the room's process, with the
+                # seat and its token.
                 assert await landed_again(deployment, host, code) == homes[code]
-                assert host.connected_url == room_url(url, code)
-                assert host.seat == 0
+                assert host.connected_url == room_url(url, code) and host.seat == 0
         assert set(homes.values()) == set(range(len(deployment.servers))), homes
+        # No creator's seat was taken for gone when it left its first process ("moved"); the
+        # first room's was, when its connection was dropped above.
+        stored = await asyncio.to_thread(presence_events, deployment, list(homes)[1:])
+        assert stored == 0, stored
+
+
+def presence_events(deployment: Deployment, codes: list[str]) -> int:
+    """How many presence changes the rooms ``codes`` stored (read from Redis)."""
+    db = redis.Redis.from_url(deployment.redis.url)
+    try:
+        return sum(
+            1
+            for code in codes
+            for event in db.lrange(f"kc:{{room:{code}}}:events", 0, -1)
+            if b'"presence"' in event
+        )
+    finally:
+        db.close()
 
 
 async def landed_again(deployment: Deployment, client: GameClient, code: str) -> int:

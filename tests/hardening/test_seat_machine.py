@@ -392,10 +392,12 @@ class SeatMachine(RuleBasedStateMachine):
             return
         REACHED["playing"] += live.room.phase != "lobby"
         assert live.room.version == len(events)
-        by_name = {conn.name: conn for conn in self.server.connections}
+        # Each client's server side, by the socket's port (a name would not do: a person's
+        # connections go by the name its identity keeps once one of them sits).
+        by_port = {conn.ws.remote_address[1]: conn for conn in self.server.connections}
         for person in self.people:
             for c in person.conns:
-                conn = by_name.get(c.name)
+                conn = by_port.get(c.ws.local_address[1]) if c.ws is not None else None
                 if conn is None or conn.room is not live:
                     continue
                 assert c.version == live.room.version, c.name

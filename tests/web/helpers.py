@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import Page, WebSocket, WebSocketRoute, expect
 
 from protocol.engine import DECK
 
@@ -72,11 +72,27 @@ def create_room(page: Page, name: str, seats: list[str], target: int) -> str:
     for i, choice in enumerate(seats, start=1):
         page.select_option(f"#seat-opt-{i}", choice)
     page.fill("#opt-target", str(target))
+    moved: list[str] = []
+
+    def watch(ws: WebSocket) -> None:
+        if "room=" in ws.url:
+            ws.on("framereceived", lambda data: moved.append(str(data)))
+
+    page.on("websocket", watch)
     page.click("#create-go")
     expect(page.locator("#waiting")).to_be_visible()
     code = page.locator("#share-code").inner_text()
     assert re.fullmatch(r"[A-Z0-9]{6}", code)
     expect(page.locator("#share-link")).to_have_value(re.compile(rf"/\?room={code}$"))
+    # The page moves to a socket naming the room (docs/protocol.md, "Transport"): wait
+    # until it took the seat there, so what a test then sends reaches the socket it reads.
+    for _ in range(500):
+        if any('"joined"' in frame for frame in moved):
+            break
+        page.wait_for_timeout(20)
+    else:
+        raise AssertionError("the page never moved to a socket naming its room")
+    page.remove_listener("websocket", watch)
     return code
 
 

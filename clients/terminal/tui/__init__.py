@@ -23,7 +23,7 @@ def play(args: argparse.Namespace, entry: object = None) -> int:
 
     look = look_for(ascii_only=args.ascii, no_color=args.no_color, lang=args.lang)
     tokens = TokenFile(args.token_file or default_path())
-    client = GameClient(args.url, args.name, reconnect=True)
+    client = GameClient(args.url, args.name, reconnect=True, move_to_room=True)
     client.player = tokens.player(args.url)
     app = KingsCornerApp(
         client,

@@ -119,7 +119,9 @@ class KingsCornerApp(App[int]):
         await old.close()
         if self.tokens is not None:
             self.tokens.forget_player(old.url)
-        self.client = GameClient(old.urls, old.name, reconnect=old.reconnect)
+        self.client = GameClient(
+            old.urls, old.name, reconnect=old.reconnect, move_to_room=old.move_to_room
+        )
         self.terminal.client = self.client
 
     async def on_unmount(self) -> None:
