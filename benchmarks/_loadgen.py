@@ -216,6 +216,13 @@ class Conn:
         assert self.ws is not None
         await self.ws.send(orjson.dumps(message), text=True)
 
+    async def leave_for(self, reason: str) -> None:
+        """Close with 1000 and ``reason`` (``moved``: the seat went to another connection)."""
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.ws is not None:
+            await self.ws.close(1000, reason)
+
     def abort(self) -> None:
         if self._reader is not None:
             self._reader.cancel()
@@ -359,7 +366,8 @@ class Room:
         #: ``?room=`` hashed): "" not at all (every connection opened at once, none naming
         #: its room), "guests" (the host creates over a connection naming no room, as the
         #: clients do; the others open theirs with the code once it is known), "all" (and
-        #: the host reconnects to the room's own process after the create).
+        #: the host moves to a connection naming the room after the create, as the
+        #: clients do: docs/protocol.md, "Transport").
         self.routed = routed
         self.rng = random.Random(seed * 1_000_003 + index)
         self.think = think
@@ -393,7 +401,7 @@ class Room:
     async def _route(self, code: str, token: str, timeout: float) -> None:
         """Open the guests' connections naming the room; with ``routed == "all"`` the host
         moves to a connection naming it too (a second connection of its seat, joined with
-        its token, then the first closed)."""
+        its token, then the first closed with 1000 ``moved``)."""
         for conn in self.conns[1:]:
             if conn.ws is None:
                 conn.url = _naming(conn.url, code)
@@ -407,7 +415,7 @@ class Room:
         await new.send({"type": "join", "room": code, "token": token})
         await asyncio.wait_for(asyncio.gather(*waits), timeout)
         self.conns[0] = new
-        old.abort()
+        await old.leave_for("moved")  # as the clients do: the seat is not taken for gone
 
     async def setup(self, timeout: float, start: bool = True) -> None:
         """Create the room (host in seat 0), seat the others, add the spectator, start."""

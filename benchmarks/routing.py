@@ -11,8 +11,9 @@ goes through nginx; each repeat runs, in turn:
 * ``routed_guests``: the host creates the room over a connection naming none (it does not
   know the code yet) and the other four open ``/?room=CODE`` (a link): they meet on the
   process the code hashes to, and the host is there or not (half the rooms, with two);
+  this is what clients did before they moved after a create;
 * ``routed_all``: the same, and the host moves to a connection naming the room right after
-  the create (as the clients' next connection does).
+  the create, as the project's clients do (docs/protocol.md, "Transport").
 
 Redis's counters (``INFO commandstats``, ``INFO stats``) are read before and after the
 measured window and divided by the moves acknowledged in it, so use a Redis nothing else
