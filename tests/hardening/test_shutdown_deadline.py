@@ -77,10 +77,15 @@ async def check_everyone_was_closed(people: list[ClientConnection], stuck: list[
                 raw.abort()
 
 
-async def test_a_thousand_clients_of_which_a_hundred_are_frozen_close_within_5_s() -> None:
-    elapsed, people, stuck = await shut_down(default_settings(), 900, 100)
-    # Each frozen peer is waited for (the close timeout, 2 s), all of them at once.
-    assert elapsed < 5.0, f"shutdown took {elapsed:.1f}s"
+async def test_a_thousand_clients_of_which_a_hundred_are_frozen_close_together() -> None:
+    # A deadline far off, so that only the frozen peers' close timeouts (2 s) can end it.
+    settings = default_settings(close_timeout=2.0, shutdown_timeout=120.0)
+    elapsed, people, stuck = await shut_down(settings, 900, 100)
+    # Each frozen peer is waited for, all of them at once: about one close timeout plus the
+    # cleanup of a thousand connections (2.0 s on a quiet 2-core machine, 5.6 s under
+    # three busy processes). One after another they would take 100 x 2 s = 200 s; the
+    # bound is ten in a row, wide enough for a busy machine and still far below that.
+    assert elapsed < 20.0, f"shutdown took {elapsed:.1f}s"
     await check_everyone_was_closed(people, stuck)
 
 
