@@ -183,8 +183,8 @@ class Seat:
     idle: int = 0
     #: Public id of the person's identity (leaderboards, history); None for bots.
     player: str | None = None
-    #: The identity's tag when it sat down (``Ana#4F7K``); None for bots and for a new
-    #: identity the server has not kept yet.
+    #: The identity's tag when it sat down (``Ana#4F7K``); None for bots (and for a person
+    #: seated before the server gave a tag on sitting).
     tag: str | None = None
 
     def public(self) -> dict[str, Any]:
@@ -752,6 +752,19 @@ class Room:
             rematch: Event = {"e": "rematch", "seed": secrets.token_hex(8)}
             if self.settings.decks:
                 rematch["decks"] = True  # the stacked decks again; older logs lack the flag
+            # A bot that took a person's seat went by that person's name; the new match is
+            # not theirs, so it goes by its own (older processes ignore the field and keep
+            # the person's name on it: a label, the same room).
+            renamed = sorted(
+                gone
+                | {
+                    i
+                    for i, s in enumerate(self.seats)
+                    if s is not None and s.kind == "bot" and s.name != bot_name(i)
+                }
+            )
+            if renamed:
+                rematch["bots_renamed"] = renamed
             events.append(rematch)
         return events
 
@@ -853,7 +866,7 @@ class Room:
         self._stopping(seat)
         if playing and old is not None and old.kind == "human" and old.player:
             self.deserters[seat] = (old.player, old.name)
-        name = old.name if old else f"Bot {seat + 1}"
+        name = old.name if old else bot_name(seat)
         lines = self._hand_over_host(seat)
         self.seats[seat] = Seat(name=name, kind="bot", level=e["level"], since=self.version)
         return [data(BotTook, seat=seat, name=name, level=e["level"]), *lines]
@@ -876,7 +889,7 @@ class Room:
         else:
             # Older logs name no level: the heuristic bot took a kicked seat then.
             level = e.get("level", "heuristic")
-            self.seats[seat] = Seat(name=f"Bot {seat + 1}", kind="bot", level=level)
+            self.seats[seat] = Seat(name=bot_name(seat), kind="bot", level=level)
         return [data(KickedSeat, seat=seat, name=name), *lines]
 
     def _on_host(self, e: Event) -> list[Line]:
@@ -953,6 +966,10 @@ class Room:
         if self.match is not None:
             self.finished.append(self.match.record())
         self.votes.clear()
+        for i in e.get("bots_renamed", ()):
+            s = self.seats[i]
+            if s is not None and s.kind == "bot":
+                s.name = bot_name(i)
         self._new_match()
         self.turns = 0
         decks = (self.settings.decks or ()) if e.get("decks") else ()
@@ -1066,8 +1083,13 @@ def needs_reader(event: Event, room: str | None) -> None:
         raise UpgradeNeeded(room=room, format=format_)
 
 
+def bot_name(seat: int) -> str:
+    """A bot's own name at ``seat``: ``Bot 2`` at seat 1."""
+    return f"Bot {seat + 1}"
+
+
 def bot_seat_event(seat: int, level: str) -> Event:
-    return {"e": "sit", "seat": seat, "name": f"Bot {seat + 1}", "kind": "bot", "level": level}
+    return {"e": "sit", "seat": seat, "name": bot_name(seat), "kind": "bot", "level": level}
 
 
 def stored_options(settings: RoomOptions) -> dict[str, Any]:

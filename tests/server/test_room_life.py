@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 from clients.net import GameClient, ServerError
-from server.app import port_of, start_server
+from server.app import GameServer, port_of, start_server
+from tests.invariants import replay
 
 from .conftest import ClientFactory, make_settings
 from .test_match_flow import play_until_finished
@@ -130,11 +131,35 @@ async def test_a_rematch_keeps_the_table_and_a_bot_takes_the_seat_of_who_left() 
         await a.request({"type": "rematch", "force": True}, "patch")
         await a.until(lambda c: c.game is not None and c.game["phase"] == "playing", 10)
         assert [s["kind"] for s in seats(a)] == ["human", "bot", "bot"]  # type: ignore[index]
+        # The new match is not Ben's: his bot goes by its own name in it.
+        assert [s["name"] for s in seats(a)] == ["Ana", "Bot 2", "Bot 3"]  # type: ignore[index]
         assert a.game is not None and a.game["totals"] == [0, 0, 0]
         assert a.doc is not None and a.doc["room"]["code"] == code
     finally:
         await a.close()
         await game.shutdown()
+
+
+async def test_a_leavers_bot_keeps_their_name_for_the_match_and_its_own_in_a_rematch(
+    server: GameServer, client: ClientFactory
+) -> None:
+    a, b = await client("Ana"), await client("Ben")
+    code = await a.create(seats=3, target=3, bots=[None, None, "heuristic"])
+    await b.join(code)
+    await b.ready()
+    await a.start()
+    await b.request({"type": "leave"}, "left")
+    # For the rest of the match the bot plays Ben's seat under his name ("bot for Ben").
+    await a.until(lambda c: seats(c)[1]["kind"] == "bot")  # type: ignore[index]
+    assert seats(a)[1]["name"] == "Ben"  # type: ignore[index]
+    await play_until_finished([a], random.Random(2))
+    await a.until(lambda c: c.game is not None and c.game["phase"] == "finished", 30)
+    await a.request({"type": "rematch"}, "patch")
+    await a.until(lambda c: c.game is not None and c.game["phase"] == "playing", 10)
+    assert [s["name"] for s in seats(a)] == ["Ana", "Bot 2", "Bot 3"]  # type: ignore[index]
+    # Folded again from the stored log, the room says the same.
+    folded = replay(await server.store.read(code))
+    assert [s.name for s in folded.seats if s is not None] == ["Ana", "Bot 2", "Bot 3"]
 
 
 async def test_a_rematch_starts_when_every_person_agrees(client: ClientFactory) -> None:
