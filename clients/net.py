@@ -56,6 +56,22 @@ def room_url(url: str, room: str | None) -> str:
     return urlunsplit(parts._replace(path=parts.path or "/", query=urlencode(query)))
 
 
+def unseen(chat: Sequence[Frame], kept: Sequence[Frame]) -> list[Frame]:
+    """The lines of a ``chat_history`` (``kept``, as ``chat`` frames) not already at the end
+    of ``chat``: after a reconnection the history repeats what this client heard before it
+    left, and only what it missed is new; for another room's history, all of it."""
+
+    def said(line: Frame) -> tuple[Any, ...]:
+        return (line.get("room"), line.get("seat"), line.get("name"), line.get("text"))
+
+    heard = [said(line) for line in chat[-len(kept) :]] if kept else []
+    told = [said(line) for line in kept]
+    for overlap in range(min(len(heard), len(told)), 0, -1):
+        if heard[-overlap:] == told[:overlap]:
+            return list(kept[overlap:])
+    return list(kept)
+
+
 class ServerError(Exception):
     """The server refused a request: ``code`` is its stable error code, ``params`` what
     words it (see :func:`clients.words.describe_error`)."""
@@ -351,6 +367,9 @@ class GameClient:
             self.player, self.player_id = frame["player"], frame["player_id"]
         elif kind == "chat":
             self.chat.append(frame)
+        elif kind == "chat_history":
+            kept = [{"type": "chat", "room": frame["room"], **line} for line in frame["lines"]]
+            self.chat.extend(unseen(self.chat, kept))
         elif kind == "error":
             self.errors.append(frame)
             if self._rejoin is not None and frame["code"] == "store_unavailable":

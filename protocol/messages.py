@@ -421,6 +421,23 @@ class ChatLine(WireModel):
     text: str
 
 
+class KeptLine(WireModel):
+    """One chat line the room kept: who said it (``seat`` null for a spectator) and what."""
+
+    seat: int | None
+    name: str
+    text: str
+
+
+class ChatHistory(WireModel):
+    """The room's last chat lines (at most 50), oldest first: sent right after ``joined``
+    when the room kept any, so who comes late (a spectator, a reload) reads what was said."""
+
+    type: Literal["chat_history"] = "chat_history"
+    room: str
+    lines: list[KeptLine]
+
+
 ErrorParam = str | int | list[str] | list[int] | None
 
 
@@ -583,6 +600,7 @@ ServerMessage = Annotated[
     | Snapshot
     | Patch
     | ChatLine
+    | ChatHistory
     | Error
     | Rooms
     | Queued

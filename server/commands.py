@@ -303,8 +303,9 @@ async def chat(s: Services, conn: RoomConnection, msg: Chat) -> None:
         raise BadMessage("Chat text is empty.", reason="empty_chat")
     if not live.chat_budget.take():
         raise RateLimited("This room's chat is busy; wait a moment.", reason="room_chat")
-    line = {"kind": "chat", "room": live.code, "seat": conn.seat, "name": conn.name, "text": text}
-    await s.store.publish(f"room:{live.code}", line)
+    kept = {"seat": conn.seat, "name": conn.name, "text": text}
+    await s.store.add_chat(live.code, kept)  # for who comes later (Lobby.tell_chat)
+    await s.store.publish(f"room:{live.code}", {"kind": "chat", "room": live.code, **kept})
 
 
 # --- the waiting room and the host ----------------------------------------------------

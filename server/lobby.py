@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 from protocol.engine import Options, new_match
-from protocol.errors import BadOptions, RoomFull, RoomNotFound
+from protocol.errors import BadOptions, RoomFull, RoomNotFound, StoreUnavailable
 from protocol.frames import frame
-from protocol.messages import ChatLine, Queued, RoomOptions
+from protocol.messages import ChatHistory, ChatLine, Queued, RoomOptions
 from protocol.options_table import rule_values
 from protocol.wire_types import Level
 
@@ -151,11 +151,14 @@ class Lobby:
             return [event]
 
         await live.commit(decide)
+        watching = conn.room is live  # a spectator taking a seat has read the chat
         async with live.lock:
-            if conn.room is live:  # a spectator taking a seat
+            if watching:
                 live.detach(conn, quiet=True)
             live.attach(conn, token)
         await live.seat_returned(placed[0])
+        if not watching:
+            await self.tell_chat(conn, live)
         return token
 
     async def give_tag(self, conn: RoomConnection) -> None:
@@ -171,6 +174,7 @@ class Lobby:
         await live.token_returned(token)
         async with live.lock:
             live.attach(conn, token)
+        await self.tell_chat(conn, live)
 
     async def spectate(self, conn: RoomConnection, live: LiveRoom) -> None:
         """Add ``conn`` to ``live`` as a spectator, within ``max_spectators``."""
@@ -183,6 +187,17 @@ class Lobby:
         async with live.lock:
             live.attach(conn)
         live.after_change()  # a room paused for want of viewers plays on (LiveRoom.watched)
+        await self.tell_chat(conn, live)
+
+    async def tell_chat(self, conn: RoomConnection, live: LiveRoom) -> None:
+        """Send ``conn``, just in ``live``, the chat lines the room kept, if any. The join
+        stands whatever happens here: a store that cannot tell leaves the history out."""
+        try:
+            lines = await self._store.chat_lines(live.code)
+        except StoreUnavailable:
+            return
+        if lines and conn.room is live:
+            conn.send(frame(ChatHistory, room=live.code, lines=lines))
 
     async def announced(self, code: str, message: Message) -> None:
         """Another process's announcement about room ``code``: new events, or a chat line."""

@@ -340,6 +340,8 @@ class MeteredStore:
     read = _timed(RoomStore.read)
     delete_room = _timed(RoomStore.delete_room)
     was_closed = _timed(RoomStore.was_closed)
+    add_chat = _timed(RoomStore.add_chat)
+    chat_lines = _timed(RoomStore.chat_lines)
     room_codes = _timed(RoomStore.room_codes)
     set_listing = _timed(RoomStore.set_listing)
     listings = _timed(RoomStore.listings)

@@ -21,7 +21,7 @@ import {
   wireLobby,
 } from "./lobby.js";
 import { askProfile, onProfile, onRecoveryCode, onWelcomeMe, wireMe } from "./me.js";
-import { note, onChat, wirePanel } from "./panel.js";
+import { note, onChat, onChatHistory, wirePanel } from "./panel.js";
 import { askLeave, wireResult } from "./result.js";
 import { render, renderAll } from "./screens.js";
 import { KICKED, LAST, NAME, PLAYER, S, SESSION, setRenderer, storage } from "./state.js";
@@ -62,6 +62,8 @@ function onFrame(frame) {
       return onError(frame);
     case "chat":
       return onChat(frame);
+    case "chat_history":
+      return onChatHistory(frame);
     case "rooms":
       return onRooms(frame);
     case "queued":

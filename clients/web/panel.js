@@ -127,6 +127,25 @@ export function onChat(frame) {
   renderTabs();
 }
 
+/** The chat lines the room kept, sent after "joined": a page that just came in shows them; a
+ * page that was here adds only those it missed while it was away (the history repeats the
+ * lines it heard). Earlier lines do not count as unread. */
+export function onChatHistory(frame) {
+  if (frame.room !== S.room) return;
+  const said = (line) => JSON.stringify([line.seat, line.name, line.text]);
+  const heard = S.chat.slice(-frame.lines.length).map(said);
+  const told = frame.lines.map(said);
+  let overlap = Math.min(heard.length, told.length);
+  while (overlap > 0 && heard.slice(-overlap).join("\n") !== told.slice(0, overlap).join("\n")) {
+    overlap -= 1;
+  }
+  for (const line of frame.lines.slice(overlap)) {
+    S.chat.push({ name: line.name, seat: line.seat, text: line.text });
+  }
+  while (S.chat.length > MAX_LOG) S.chat.shift();
+  renderChat();
+}
+
 export function renderChat() {
   const list = $("chat");
   list.replaceChildren(

@@ -39,6 +39,10 @@ Event = dict[str, Any]
 HISTORY_LIMIT = 200
 #: Seconds a store remembers that an administrator closed a room (:meth:`Store.was_closed`).
 CLOSED_KEPT_S = 300
+#: Chat lines a room keeps for who comes later (:meth:`RoomStore.add_chat`).
+CHAT_KEPT = 50
+#: Seconds a room's kept chat outlives its last line when nothing deletes the room.
+CHAT_KEPT_S = 86_400
 Message = dict[str, Any]
 #: Called with (channel, message) for every message on a subscribed channel.
 Handler = Callable[[str, Message], Awaitable[None]]
@@ -107,6 +111,15 @@ class RoomStore(Protocol):
 
     async def was_closed(self, code: str) -> bool:
         """Whether ``code`` was deleted with ``closed`` in the last ``CLOSED_KEPT_S`` s."""
+        ...
+
+    async def add_chat(self, code: str, line: Message) -> None:
+        """Keep ``line`` as the newest of room ``code``'s last :data:`CHAT_KEPT` chat lines
+        (forgotten with the room, or :data:`CHAT_KEPT_S` after the last line)."""
+        ...
+
+    async def chat_lines(self, code: str) -> list[Message]:
+        """Room ``code``'s kept chat lines, oldest first (none for an unknown room)."""
         ...
 
     async def room_codes(self) -> list[str]:

@@ -7,6 +7,7 @@ import contextvars
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ from protocol.errors import Conflict, KingsCornerError, RoomNotFound
 
 from .. import eager
 from .base import (
+    CHAT_KEPT,
     CLOSED_KEPT_S,
     HISTORY_LIMIT,
     TAG_ROUNDS,
@@ -52,6 +54,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._rooms: dict[str, list[Event]] = {}
+        self._chat: dict[str, deque[Message]] = {}
         self._listing: dict[str, dict[str, Any]] = {}
         self._subscribed: set[str] = set()
         self._handler: Handler | None = None
@@ -112,6 +115,7 @@ class MemoryStore:
 
     async def delete_room(self, code: str, *, closed: bool = False) -> None:
         self._rooms.pop(code, None)
+        self._chat.pop(code, None)
         self._listing.pop(code, None)
         self._leases.pop(code, None)
         now = time.monotonic()
@@ -121,6 +125,13 @@ class MemoryStore:
 
     async def was_closed(self, code: str) -> bool:
         return self._closed.get(code, 0.0) > time.monotonic()
+
+    async def add_chat(self, code: str, line: Message) -> None:
+        if code in self._rooms:  # a room deleted meanwhile keeps nothing
+            self._chat.setdefault(code, deque(maxlen=CHAT_KEPT)).append(line)
+
+    async def chat_lines(self, code: str) -> list[Message]:
+        return list(self._chat.get(code, ()))
 
     async def room_codes(self) -> list[str]:
         return list(self._rooms)

@@ -192,8 +192,11 @@ async def test_a_lease_is_exclusive_across_processes_and_passes_on_when_it_lapse
     processes: StoreFactory,
 ) -> None:
     a, b = processes(), processes()
-    assert await a.lead("ROOM", "process-a", 3 * UNIT)
+    # Held long enough that a busy machine cannot let it lapse before b asks...
+    assert await a.lead("ROOM", "process-a", 600 * UNIT)
     assert not await b.lead("ROOM", "process-b", 3 * UNIT)
+    # ...then renewed short, and not renewed again: it lapses and b takes it.
+    assert await a.lead("ROOM", "process-a", 3 * UNIT)
     await asyncio.sleep(5 * UNIT)
     assert await b.lead("ROOM", "process-b", 600 * UNIT)
     assert not await a.lead("ROOM", "process-a", 600 * UNIT)

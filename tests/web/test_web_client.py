@@ -108,6 +108,14 @@ def test_two_people_a_bot_and_a_spectator_play_a_whole_hand(pages: Pages, shot: 
     ben.click("#tab-chat")
     expect(ben.locator("#chat li")).to_contain_text("hola <b>Ben</b>")
     expect(ben.locator("#chat b")).to_have_count(0)
+    # Who comes later reads it too (the room's kept lines), once: a reload brings the
+    # history, a line heard before is not shown twice.
+    cleo.reload()
+    expect(cleo.locator("#table")).to_be_visible()
+    cleo.click("#tab-chat")
+    expect(cleo.locator("#chat li")).to_have_count(1)
+    expect(cleo.locator("#chat li")).to_contain_text("hola <b>Ben</b>")
+    expect(cleo.locator("#chat b")).to_have_count(0)
 
     # Ana's turn. A card that fits nowhere lights nothing; playing it anyway is refused,
     # worded by the client from the refusal's code and parameters (card, onto).

@@ -14,7 +14,7 @@ import orjson
 
 from protocol.errors import Conflict, RoomNotFound
 
-from ..base import CLOSED_KEPT_S, Event, Message
+from ..base import CHAT_KEPT, CHAT_KEPT_S, CLOSED_KEPT_S, Event, Message
 from . import scripts
 from .core import RedisCore, dump, reachable
 
@@ -74,7 +74,9 @@ class EventLog(RedisCore):
     async def delete_room(self, code: str, *, closed: bool = False) -> None:
         with reachable():
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.delete(self._room(code, "events"), self._room(code, "lead"))
+                pipe.delete(
+                    self._room(code, "events"), self._room(code, "lead"), self._room(code, "chat")
+                )
                 pipe.hdel(self._listing, code)
                 if closed:
                     pipe.set(self._room(code, "closed"), 1, ex=CLOSED_KEPT_S)
@@ -83,6 +85,20 @@ class EventLog(RedisCore):
     async def was_closed(self, code: str) -> bool:
         with reachable():
             return bool(await self._redis.exists(self._room(code, "closed")))
+
+    async def add_chat(self, code: str, line: Message) -> None:
+        key = self._room(code, "chat")  # on the room's shard: one pipeline, one round trip
+        with reachable():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.rpush(key, dump(line))
+                pipe.ltrim(key, -CHAT_KEPT, -1)
+                pipe.expire(key, CHAT_KEPT_S)
+                await pipe.execute()
+
+    async def chat_lines(self, code: str) -> list[Message]:
+        with reachable():
+            raw = await self._redis.lrange(self._room(code, "chat"), 0, -1)
+        return [orjson.loads(item) for item in raw]
 
     async def room_codes(self) -> list[str]:
         head, tail = f"{self.prefix}:{{room:", "}:events"
