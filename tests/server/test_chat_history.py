@@ -21,7 +21,7 @@ async def say(c: GameClient, *texts: str) -> None:
     for text in texts:
         before = len(c.chat)
         await c.send({"type": "chat", "text": text})
-        await c.until(lambda c: len(c.chat) > before)
+        await c.until(lambda c, before=before: len(c.chat) > before)
 
 
 def histories(c: GameClient) -> list[dict[str, Any]]:
