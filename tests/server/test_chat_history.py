@@ -4,6 +4,7 @@ reconnection), on both stores."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,9 +20,12 @@ pytestmark = pytest.mark.settings(room_chat_rate=10000.0, room_chat_burst=10000)
 
 async def say(c: GameClient, *texts: str) -> None:
     for text in texts:
-        before = len(c.chat)
         await c.send({"type": "chat", "text": text})
-        await c.until(lambda c, before=before: len(c.chat) > before)
+        await c.until(heard(text, sum(line["text"] == text for line in c.chat) + 1))
+
+
+def heard(text: str, times: int) -> Callable[[GameClient], bool]:
+    return lambda c: sum(line["text"] == text for line in c.chat) >= times
 
 
 def histories(c: GameClient) -> list[dict[str, Any]]:
