@@ -4,6 +4,10 @@ Messages are JSON text frames, each an object tagged by ``type``. :data:`ClientM
 lists what a client may send, :data:`ServerMessage` what the server sends. The JSON Schema
 in ``protocol/schema.json`` is generated from these models (``python -m protocol.schema``);
 ``docs/protocol.md`` explains the flow. A ``patch``'s log events are in :mod:`protocol.log_events`.
+
+Longer than our ~600-line guide on purpose: a client author reads every frame of both
+directions in one file, in the order docs/protocol.md tells them (the log events and the
+shared wire types are apart already).
 """
 
 from __future__ import annotations
