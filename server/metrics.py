@@ -334,6 +334,10 @@ class MeteredStore:
         self._metrics = metrics
         self.inline = store.inline
 
+    @property
+    def gaps(self) -> int:
+        return self._store.gaps
+
     # RoomStore
     create_room = _timed(RoomStore.create_room)
     append = _timed(RoomStore.append)

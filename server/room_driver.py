@@ -27,6 +27,9 @@ WATCH_CHECK = 1.0
 #: The share of ``bot_delay`` and ``hand_pause`` a room waits, by its ``pace`` option: fast
 #: bots still leave time to follow each move (the web client's motion shortens to match).
 PACE = {"normal": 1.0, "fast": 0.25}
+#: Maintenance ticks a room goes without reading its log while no announcement can have
+#: been missed (the store's ``gaps`` stood still): a safety net, not the way news arrives.
+CATCH_UP_EVERY = 30
 
 
 class DrivenRoom(Protocol):
@@ -67,6 +70,10 @@ class RoomDriver:
         #: When the store was last asked whether anyone watches elsewhere, and its answer.
         self._watch_checked = -WATCH_CHECK
         self._watched_elsewhere = False
+        #: The store's ``gaps`` when a tick last read the log (None: never), and the ticks
+        #: since that read.
+        self._heard: int | None = None
+        self._unread_ticks = 0
 
     @property
     def _context(self) -> RoomContext:
@@ -278,12 +285,24 @@ class RoomDriver:
         """One maintenance round: fold in anything missed, restart a driver a dead process
         left behind, and notice seats whose process died (their presence expired).
 
+        The log is read only when announcements may have been missed since the last read
+        (the store's ``gaps`` moved), and every :data:`CATCH_UP_EVERY` ticks regardless:
+        an idle room on a healthy store costs no read a tick.
+
         ``trust_presence`` is False while this process's heartbeats have only just resumed
         (after the store was unreachable every presence record may have expired, other
         processes' too): nobody is taken for gone on that evidence.
         """
         live = self.live
-        await live.catch_up()
+        gaps = self._context.store.gaps
+        if gaps != self._heard or self._unread_ticks >= CATCH_UP_EVERY:
+            await live.catch_up()
+            self._heard, self._unread_ticks = gaps, 0
+        else:
+            # Every announcement since the last read arrived (and was folded in as it did):
+            # no read, only what the state calls for (a driver a dead process left behind).
+            self._unread_ticks += 1
+            self.react()
         for i, s in enumerate(live.room.seats):
             if s is not None and s.kind == "human" and not s.connected and live.seat_connected(i):
                 # Marked gone (by us or another process) while its connection is here: the

@@ -148,6 +148,14 @@ class AnnouncementStore(Protocol):
         """Install the one callback that receives messages of subscribed channels."""
         ...
 
+    @property
+    def gaps(self) -> int:
+        """A count that grows each time announcements may have been missed (a subscriber
+        connection opened, lost or replaced; a channel moved to another shard) and stands
+        still while every announcement of a subscribed channel is delivered: a reader that
+        saw it unchanged since it last read a room missed none of that room's news."""
+        ...
+
     async def subscribe(self, channel: str) -> None:
         """Deliver ``channel``'s messages to the handler from now on."""
         ...

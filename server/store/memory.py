@@ -51,6 +51,8 @@ class MemoryStore:
     """
 
     inline = True
+    #: Nothing published here is ever missed (AnnouncementStore.gaps).
+    gaps = 0
 
     def __init__(self) -> None:
         self._rooms: dict[str, list[Event]] = {}

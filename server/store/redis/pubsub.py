@@ -52,6 +52,8 @@ class Announcements(RedisCore):
     _first_attempt: asyncio.Event
     _deliveries: set[asyncio.Future[None]]
     _closed: bool
+    # Connections opened and lost (AnnouncementStore.gaps), on one Redis or Sentinel.
+    _gaps: int
 
     def _init_announcements(self, *, health_interval: float, backoff_max: float) -> None:
         self._health_interval = health_interval
@@ -77,6 +79,13 @@ class Announcements(RedisCore):
         self._first_attempt = asyncio.Event()
         self._deliveries = set()
         self._closed = False
+        self._gaps = 0
+
+    @property
+    def gaps(self) -> int:
+        """See :meth:`AnnouncementStore.gaps`: announcement connections opened and lost
+        (on a Cluster, the shards' own count)."""
+        return self._shards.gaps if self._shards is not None else self._gaps
 
     def set_handler(self, handler: Handler) -> None:
         self._handler = handler
@@ -229,6 +238,7 @@ class Announcements(RedisCore):
                 self._sent = dict.fromkeys(names, 1)
                 self._confirmed = {}
                 self._link = link
+                self._gaps += 1  # what was published while no connection listened is lost
         except BaseException:
             await link.disconnect()
             raise
@@ -240,6 +250,7 @@ class Announcements(RedisCore):
             link = self._link
         if link is self._link:
             self._link = None
+            self._gaps += 1
             waiters, self._waiters = self._waiters, {}
             for pending in waiters.values():
                 for _, confirmed in pending:

@@ -90,6 +90,9 @@ class ShardedListener:
         self._wake = asyncio.Event()
         self._keeper: asyncio.Task[None] | None = None
         self._closed = False
+        #: Grows when a channel may have missed messages: its link lost, or the channel
+        #: (re)subscribed on a link (AnnouncementStore.gaps).
+        self.gaps = 0
 
     # --- what Announcements calls --------------------------------------------------------
 
@@ -228,6 +231,8 @@ class ShardedListener:
         homed = [n for n, home in self._home.items() if home is link]
         for name in homed:
             del self._home[name]
+        if homed:
+            self.gaps += 1
         waiters, link.waiters = link.waiters, {}
         for pending in waiters.values():
             for _, confirmed in pending:
@@ -261,9 +266,10 @@ class ShardedListener:
         """Place every misplaced channel; raise the first failure after trying them all."""
         failure: Exception | None = None
         async with self._placing:
-            for name in self._misplaced():
-                if name not in self._wanted:
-                    continue
+            misplaced = [name for name in self._misplaced() if name in self._wanted]
+            if misplaced:
+                self.gaps += 1  # away from their owner's link until now: messages were lost
+            for name in misplaced:
                 try:
                     await self._place(name)
                 except Exception as exc:
@@ -341,6 +347,7 @@ class ShardedListener:
                 elif self._home.get(name) is link:
                     # Redis dropped the subscription itself: the slot moved elsewhere.
                     del self._home[name]
+                    self.gaps += 1
                     self._stale = True
                     self._wake.set()
 
