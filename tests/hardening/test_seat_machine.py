@@ -111,7 +111,10 @@ class Loop:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 300) -> T:
+        # A bound on a stuck step, not a speed test: a check settles the room (up to
+        # SETTLE_DEADLINE) and replays the log for every frame; on a 2-core machine with
+        # load 15 that took over a minute.
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def stop(self) -> None:
