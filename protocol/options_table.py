@@ -54,6 +54,9 @@ class OptionSpec:
     in_room_options: bool = True
     #: The values the one-line summary names it at (``"*"``: any value but null).
     summary_when: tuple[Value, ...] = ()
+    #: Where another option makes this one mean nothing (option name, value): the summary
+    #: leaves it out there (``target`` under ``scoring: corners``, a one-hand match).
+    unused_when: tuple[tuple[str, Value], ...] = ()
     #: A rule added after matches were first recorded: a match record (and so a replay's
     #: input) leaves it out at its default, so a record of a match that does not use it is
     #: the same as before the rule existed, and releases before it still read that record.
@@ -101,6 +104,7 @@ class OptionSpec:
         if self.presets:
             out["presets"] = list(self.presets)
         out["summary_when"] = list(self.summary_when)
+        out["unused_when"] = [list(pair) for pair in self.unused_when]
         return out
 
 
@@ -128,6 +132,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         high=500,
         changes="the match ends after a hand in which a total reaches it",
         summary_when=("*",),
+        unused_when=(("scoring", "corners"),),
     ),
     OptionSpec(
         "draw",
@@ -270,6 +275,8 @@ def summary_words(values: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]
             continue
         value = values[spec.name]
         if not (value in spec.summary_when or ("*" in spec.summary_when and value)):
+            continue
+        if any(values.get(name) == other for name, other in spec.unused_when):
             continue
         if spec.kind == "choice":
             words.append((f"summary.{spec.name}.{value}", {}))

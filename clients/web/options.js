@@ -122,6 +122,8 @@ export function optionsSummary(options, isPublic) {
     const value = values[spec.name];
     const named = spec.summary_when.includes(value) || (spec.summary_when.includes("*") && value);
     if (!named) continue;
+    // Meaningless beside another option's value (the target of a one-hand corners match).
+    if ((spec.unused_when || []).some(([name, other]) => values[name] === other)) continue;
     if (spec.kind === "choice") parts.push(t(`summary.${spec.name}.${value}`));
     else if (spec.kind === "flag") parts.push(t(value ? `summary.${spec.name}` : `summary.${spec.name}.off`));
     else parts.push(t(`summary.${spec.name}`, { value }));

@@ -126,6 +126,13 @@ def test_a_summary_names_what_differs_from_a_plain_room_in_the_declarations_orde
     ]
     assert summary_words({"turn_timer": 30.0}) == [("summary.turn_timer", {"value": "30"})]
     assert summary_words({"public": False}) == [("summary.public.off", {})]
+    # A corners match is one hand: its target means nothing and is not named.
+    corners = room_values(RoomOptions(scoring="corners", opening_refill=True))
+    assert [key for key, _ in summary_words(corners)] == [
+        "summary.draw.end",
+        "summary.opening_refill",
+        "summary.scoring.corners",
+    ]
 
 
 def test_the_web_client_imports_the_declaration_as_served() -> None:
