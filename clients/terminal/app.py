@@ -36,7 +36,7 @@ from typing import Any
 
 from clients.i18n import texts
 from clients.net import GameClient, ServerError
-from clients.words import describe_profile, describe_reason, who
+from clients.words import describe_error, describe_profile, describe_reason, who
 
 from . import commands
 from .coach import LoadReview, TurnLines, coach_lines, load_review, seat_review
@@ -54,7 +54,6 @@ from .entry import (
 )
 from .lists import render_leaderboard, render_matches
 from .render import (
-    HELP,
     PLAIN,
     Style,
     action_label,
@@ -62,10 +61,12 @@ from .render import (
     chat_line,
     daily_label,
     error_line,
+    help_text,
     log_line,
     rating_lines,
     render,
     render_moves,
+    tr,
 )
 from .replay import http_base
 from .tokens import Saved, TokenFile, default_path
@@ -132,6 +133,16 @@ def moves_key(doc: dict[str, Any] | None, me: int | None) -> Any:
     return (repr(game.get("hand")), repr(game["legal"]))
 
 
+def why(exc: BaseException, lang: str = "en") -> str:
+    """What went wrong, for people: a refusal worded from its code (the server's own words
+    are English), no answer in time, else what the connection says (an OS error's words)."""
+    if isinstance(exc, ServerError):
+        return describe_error(exc.frame, lang)
+    if isinstance(exc, TimeoutError):
+        return tr(lang, "term.line.timeout")
+    return str(exc) or type(exc).__name__
+
+
 def _more_than(frames: int) -> Callable[[GameClient], bool]:
     return lambda c: len(c.frames) > frames
 
@@ -161,6 +172,10 @@ class TerminalClient:
         self._coach_task: asyncio.Task[None] | None = None
         self._coach_lines: list[str] | None = None
 
+    def say(self, key: str, **params: Any) -> None:
+        """Write the catalogues' text ``key`` in the player's language."""
+        self.write(tr(self.style.lang, key, **params))
+
     # --- getting into a room ------------------------------------------------------------
 
     async def enter(self, entry: Entry) -> None:
@@ -186,18 +201,18 @@ class TerminalClient:
             await client.request({"type": "daily"}, "joined")
         else:
             await client.request({"type": "quick_play", "seats": entry.seats}, "queued")
-            self.write(f"Waiting for a table of {entry.seats}; bots fill it after a short wait…")
+            self.say("term.line.waiting_quick", n=entry.seats)
             await self._until(lambda c: c.doc is not None)
         await self._until(lambda c: c.room is not None and c.doc is not None)
         self._save_token()
         if client.seat is None:
-            self.write(f"You are watching room {client.room}.")
+            self.say("note.watching", code=client.room)
         else:
-            self.write(f"You are in seat {client.seat + 1} of room {client.room}.")
+            self.say("tui.joined_note", n=client.seat + 1, code=client.room)
         doc = client.doc
-        if doc is not None and (label := daily_label(doc)) is not None:
+        if doc is not None and (label := daily_label(doc, self.style.lang)) is not None:
             day = doc["room"]["daily"].get("day")
-            self.write(f"{label}: the deal of {day} (UTC) against three bots.")
+            self.say("term.line.daily_intro", label=label, day=day)
 
     async def _join(self, room: str, seat: int | None) -> None:
         saved = self.tokens.get(self.client.url, room) if self.tokens is not None else None
@@ -210,7 +225,7 @@ class TerminalClient:
                     raise
                 assert self.tokens is not None
                 self.tokens.forget(self.client.url, room)
-                self.write("The saved seat token is no longer valid; joining as a new player.")
+                self.say("term.line.stale_token")
         await self.client.join(room, seat)
 
     def save_player(self) -> None:
@@ -259,7 +274,7 @@ class TerminalClient:
         """The board as the viewer sees it now."""
         doc = self.client.doc
         if doc is None:
-            return "Not in a room."
+            return tr(self.style.lang, "term.line.not_in_room")
         log = self.client.log if with_log else ()
         return render(doc, self.client.seat, log=log, style=self.style)
 
@@ -356,7 +371,7 @@ class TerminalClient:
             return "\n".join(self._coach_lines)
         if self._coach_task is not None:
             return texts(self.style.lang)["coach.pending"]
-        return "The coach reviews your turns once a match is over."
+        return tr(self.style.lang, "term.line.coach_later")
 
     def _rating_lines(self) -> tuple[str, ...]:
         doc = self.client.doc
@@ -383,16 +398,16 @@ class TerminalClient:
                 continue
             except ConnectionError:
                 self.show_updates()
-                self.write("The connection to the server is closed.")
+                self.say("term.line.closed")
                 return 1
             kinds = {f["type"] for f in client.frames[self._seen.frames :]}
             if "closing" in kinds:
-                self.write("The server is restarting; reconnecting…")
+                self.say("term.line.restarting")
             if "rewound" in kinds:
-                self.write("The server lost its last moves: recent moves were undone.")
+                self.say("note.rewound")
             if "kicked" in kinds:
                 self.show_updates()
-                self.write("The host removed you from the room.")
+                self.say("tui.kicked")
                 room = self._seen.saved[0] if self._seen.saved else client.room
                 if self.tokens is not None and room is not None:
                     self.tokens.forget(client.url, room)
@@ -405,7 +420,7 @@ class TerminalClient:
         client = self.client
         game = client.game
         legal: list[str] = list(game.get("legal") or []) if game is not None else []
-        command = commands.parse(line, legal)
+        command = commands.parse(line, legal, self.style.lang)
         match command:
             case commands.Invalid(message):
                 self.write(message)
@@ -439,7 +454,7 @@ class TerminalClient:
             case commands.Simple("coach"):
                 self.write(self.coach())
             case commands.Simple("help"):
-                self.write(HELP)
+                self.write(help_text(self.style.lang))
             case commands.Simple("leave"):
                 if client.room is not None:
                     room = client.room
@@ -447,7 +462,7 @@ class TerminalClient:
                         await client.request({"type": "leave"}, "left")
                     if self.tokens is not None:
                         self.tokens.forget(client.url, room)
-                    self.write(f"You left room {room}.")
+                    self.say("tui.left_room", code=room)
                 return False
             case commands.Simple("quit"):
                 doc = client.doc
@@ -458,7 +473,7 @@ class TerminalClient:
                     and game["phase"] == "finished"
                 )
                 if client.room is not None and client.seat is not None and not daily_over:
-                    self.write(f"Bye. Come back to your seat with: --join {client.room}")
+                    self.say("term.line.bye", code=client.room)
                 return False
         return True
 
@@ -466,7 +481,7 @@ class TerminalClient:
         """Today's daily-deal board (or the all-time one), your row marked; raises
         :class:`ServerError` when the server refuses."""
         reply = await self.client.request({"type": "leaderboard", "board": board}, "leaderboard")
-        return render_leaderboard(reply, self.client.player_id)
+        return render_leaderboard(reply, self.client.player_id, self.style.lang)
 
     async def matches(self) -> str:
         """Your finished matches with their ids, what each did to your rating, and how to
@@ -479,7 +494,8 @@ class TerminalClient:
     async def profile(self) -> str:
         """You as the server knows you: ``You: Ana#4F7K · rating 1,034? · provisional — …``."""
         reply = await self.client.request({"type": "profile"}, "profile")
-        return f"You: {describe_profile(reply, self.style.lang)}"
+        lang = self.style.lang
+        return tr(lang, "term.line.you", profile=describe_profile(reply, lang))
 
     async def _hint(self, legal: list[str]) -> None:
         try:
@@ -487,11 +503,14 @@ class TerminalClient:
         except ServerError:
             return  # the error frame is printed with the other updates
         text = str(reply["text"])
-        number = f" (action {legal.index(text) + 1})" if text in legal else ""
         style = self.style
         why = describe_reason(reply.get("reason"), style.lang, lambda code: card(code, style))
         label = action_label(text, style) if text else text
-        self.write(f"Hint: {label}{number}" + (f" {why}" if why else ""))
+        if text in legal:
+            hint = tr(style.lang, "term.line.hint_numbered", action=label, n=legal.index(text) + 1)
+        else:
+            hint = tr(style.lang, "term.line.hint", action=label)
+        self.write(hint + (f" {why}" if why else ""))
 
     async def run(self, read_line: ReadLine) -> int:
         """Follow the room and carry out typed lines until ``quit``, ``leave``, the end of
@@ -515,9 +534,10 @@ class TerminalClient:
                 except ServerError as exc:
                     self.write(error_line(exc.frame, self.client.doc, self.style))
                 except TimeoutError as exc:
-                    self.write(f"! {exc}")
+                    reason = why(exc, self.style.lang)
+                    self.write(f"! {reason[:1].upper()}{reason[1:]}")
                 except ConnectionError:
-                    self.write("The connection to the server is closed.")
+                    self.say("term.line.closed")
                     status = 1
                     break
         finally:
@@ -534,19 +554,20 @@ async def identity(app: TerminalClient, args: argparse.Namespace, out: Write) ->
     """``--recover CODE`` or ``--recovery-code``: take an identity here, or show how to take
     this one elsewhere; then stop."""
     client = app.client
+    lang = app.style.lang
     try:
         if args.recover:
             welcome = await client.recover(args.recover)
             app.save_player()
             you = who(welcome["name"], welcome.get("tag"))
-            out(f"You are {you} here now: history and rating follow.")
+            out(tr(lang, "term.line.recovered", who=you))
         else:
             code = await client.recovery_code()
             app.save_player()  # the new token: the one it had is revoked with the old code
-            out(f"Your recovery code: {code}")
-            out("It is shown only this once. Use it in another browser, or with --recover here.")
+            out(tr(lang, "term.line.recovery_code", code=code))
+            out(tr(lang, "term.line.recovery_once"))
     except (ServerError, TimeoutError, ConnectionError) as exc:
-        out(f"That did not work: {exc}")
+        out(tr(lang, "term.line.failed", error=why(exc, lang)))
         return 1
     finally:
         await client.close()
@@ -594,14 +615,14 @@ async def amain(
             await client.close()
             tokens.forget_player(args.url)
             if not args.recover:
-                out(texts(args.lang)["term.line.signed_out"])
+                out(tr(args.lang, "term.line.signed_out"))
                 return 1
             # --recover CODE: as nobody first, then as the player the code belongs to.
             client = GameClient(args.url, args.name, reconnect=True, move_to_room=True)
             app.client = client
             await asyncio.wait_for(client.connect(room=entry.known_room), timeout=15)
     except (OSError, TimeoutError, ServerError) as exc:
-        out(f"Cannot connect to {args.url}: {exc}")
+        out(tr(args.lang, "tui.cannot_connect", url=args.url, error=why(exc, args.lang)))
         return 1
     app.save_player()
     if args.recover or args.recovery_code:
@@ -610,7 +631,7 @@ async def amain(
         try:
             out(await app.leaderboard(args.leaderboard))
         except (ServerError, TimeoutError, ConnectionError) as exc:
-            out(f"Could not get the leaderboard: {exc}")
+            out(tr(args.lang, "term.line.no_leaderboard", error=why(exc, args.lang)))
             return 1
         finally:
             await client.close()
@@ -620,10 +641,10 @@ async def amain(
     try:
         await app.enter(entry)
     except (ServerError, TimeoutError, ConnectionError) as exc:
-        out(f"Could not enter the room: {exc}")
+        out(tr(args.lang, "term.line.no_entry", error=why(exc, args.lang)))
         await client.close()
         return 1
-    out("Type 'help' for the commands.")
+    out(tr(args.lang, "term.line.type_help"))
     return await app.run(read_line if read_line is not None else stdin_reader())
 
 

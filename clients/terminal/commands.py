@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from clients.i18n import texts
 from protocol.bots import LEVELS
 from protocol.engine import action_from_text
 from protocol.errors import BadAction
@@ -126,31 +127,37 @@ def normalize_action(text: str) -> str:
     return compact.upper()
 
 
-def parse(line: str, legal: Sequence[str] = ()) -> Command:
-    """The command typed as ``line``, given the viewer's current legal actions."""
+def _say(lang: str, key: str, **params: object) -> str:
+    """Why a line is no command, in ``lang`` (the catalogues' text ``key``)."""
+    return texts(lang)[key].format_map(params)
+
+
+def parse(line: str, legal: Sequence[str] = (), lang: str = "en") -> Command:
+    """The command typed as ``line``, given the viewer's current legal actions; an
+    :class:`Invalid` line's message is in ``lang`` (the words typed are English in all)."""
     text = line.strip()
     head, _, rest = text.partition(" ")
     word = head.lower()
     rest = rest.strip()
     if word in ("chat", "say"):
-        return Say(rest) if rest else Invalid("Type something to say: chat TEXT.")
+        return Say(rest) if rest else Invalid(_say(lang, "term.line.chat_empty"))
     if word == "start":
         if not rest:
             return Start()
         level = rest.lower()
         if level not in LEVELS:
-            return Invalid(f"Unknown bot level {rest!r}; levels are {', '.join(LEVELS)}.")
+            return Invalid(_say(lang, "term.line.bad_level", level=rest, levels=", ".join(LEVELS)))
         return Start(level)
     if word == "sit":
         if rest.isdigit() and int(rest) >= 1:
             return Sit(int(rest) - 1)
-        return Invalid("Which seat? sit N (seats are numbered from 1).")
+        return Invalid(_say(lang, "term.line.which_seat"))
     if word in ("ready", "unready") and not rest:
         return Ready(word == "ready")
     if word in ("leaderboard", "board", "lb"):
         board = _BOARDS.get(rest.lower())
         if board is None:
-            return Invalid("Which board? leaderboard daily, alltime or rating.")
+            return Invalid(_say(lang, "term.line.which_board"))
         return Board(board)
     if word == "rematch" and rest.lower() in ("", "force"):
         return Rematch(force=rest.lower() == "force")
@@ -159,15 +166,15 @@ def parse(line: str, legal: Sequence[str] = ()) -> Command:
     if text.isdigit():
         number = int(text)
         if not legal:
-            return Invalid("It is not your turn: there is nothing to choose.")
+            return Invalid(_say(lang, "term.line.no_choice"))
         if not 1 <= number <= len(legal):
-            return Invalid(f"Choose an action from 1 to {len(legal)}.")
+            return Invalid(_say(lang, "term.line.choose_range", n=len(legal)))
         return Act(legal[number - 1])
     action = normalize_action(text)
     try:
         action_from_text(action)
     except BadAction:
-        return Invalid(f"Not a command or an action: {text!r}. Type 'help' for the commands.")
+        return Invalid(_say(lang, "term.line.unknown", text=text))
     return Act(action)
 
 

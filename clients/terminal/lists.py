@@ -9,10 +9,12 @@ from typing import Any
 
 from clients.words import describe_unrated, describe_your_change, who
 
+from .render import tr
 
-def render_leaderboard(reply: Mapping[str, Any], me: str | None = None) -> str:
+
+def render_leaderboard(reply: Mapping[str, Any], me: str | None = None, lang: str = "en") -> str:
     """A ``leaderboard`` reply as a table, best first, each person as ``Name#TAG``; the
-    row of player id ``me`` is marked with ``▶`` and ``(you)``.
+    row of player id ``me`` is marked with ``▶`` and ``(you)`` (in ``lang``).
 
     Daily rows are ``{player, name, tag, penalty, hands}``; all-time rows are
     ``{player, name, tag, won, played, avg_penalty}``; rating rows (the top players, the
@@ -20,38 +22,53 @@ def render_leaderboard(reply: Mapping[str, Any], me: str | None = None) -> str:
     """
     board = reply["board"]
     if board == "daily":
-        title = f"Daily deal leaderboard, {reply.get('day')}"
+        title = tr(lang, "term.line.board_daily", day=reply.get("day"))
+    elif board == "rating":
+        title = tr(lang, "term.line.board_rating")
     else:
-        title = "Top players (by rating)" if board == "rating" else "All-time leaderboard"
+        title = tr(lang, "tui.board_alltime")
     entries = list(reply["entries"])
     if not entries:
         if board == "daily":
-            empty = "Nobody has finished today's daily deal yet."
+            empty = tr(lang, "boards.empty_daily")
         elif board == "rating":
-            empty = "No established players yet."
+            empty = tr(lang, "term.line.board_empty_rating")
         else:
-            empty = "No matches yet."
+            empty = tr(lang, "term.line.board_empty")
         return f"{title}:\n  {empty}"
+    # Each column: the row's field, the key of its head, its least width.
+    columns: tuple[tuple[str, str, int], ...]
     if board == "daily":
-        header = f"    {'#':>3}  {'name':<24} {'penalty':>7} {'hands':>5}"
+        columns = (("penalty", "tui.col_penalty", 7), ("hands", "tui.col_hands", 5))
     elif board == "rating":
-        header = f"    {'#':>3}  {'name':<24} {'rating':>7} {'matches':>7}"
+        columns = (("rating", "tui.col_rating", 7), ("matches", "tui.col_matches", 7))
     else:
-        header = f"    {'#':>3}  {'name':<24} {'won':>5} {'played':>6} {'avg penalty':>11}"
+        columns = (
+            ("won", "tui.col_won", 5),
+            ("played", "tui.col_played", 6),
+            ("avg_penalty", "term.line.col_avg", 11),
+        )
+    heads = [tr(lang, key) for _, key, _ in columns]
+    # Each column as wide as its figures or its head in this language, whichever is wider.
+    widths = [max(least, len(head)) for (_, _, least), head in zip(columns, heads, strict=True)]
+    name = tr(lang, "tui.col_name")
+    header = f"    {'#':>3}  {name:<24} " + " ".join(
+        f"{head:>{width}}" for head, width in zip(heads, widths, strict=True)
+    )
     lines = [f"{title}:", header]
+    you = f"  ({tr(lang, 'boards.you')})"
     for rank, row in enumerate(entries, start=1):
         mine = me is not None and row.get("player") == me
-        name = who(row.get("name", "?"), row.get("tag"))[:24]
-        if board == "daily":
-            figures = f"{row['penalty']:>7} {row['hands']:>5}"
-        elif board == "rating":
-            figures = f"{row['rating']:>7} {row['matches']:>7}"
-        else:
-            figures = f"{row['won']:>5} {row['played']:>6} {float(row['avg_penalty']):>11.1f}"
-        line = f"  {'▶' if mine else ' '} {rank:>3}  {name:<24} {figures}"
-        lines.append(line + ("  (you)" if mine else ""))
+        person = who(row.get("name", "?"), row.get("tag"))[:24]
+        cells = [
+            f"{float(row[field]):.1f}" if field == "avg_penalty" else str(row[field])
+            for field, _, _ in columns
+        ]
+        figures = " ".join(f"{cell:>{width}}" for cell, width in zip(cells, widths, strict=True))
+        line = f"  {'▶' if mine else ' '} {rank:>3}  {person:<24} {figures}"
+        lines.append(line + (you if mine else ""))
     if me is not None and not any(row.get("player") == me for row in entries):
-        lines.append("  (you are not on this board)")
+        lines.append("  " + tr(lang, "term.line.board_absent"))
     return "\n".join(lines)
 
 
@@ -74,29 +91,32 @@ def render_matches(
     one; a daily deal of ``today`` (or later) is marked as replayable only once the day is
     over."""
     if not matches:
-        return "You have no finished matches yet."
-    lines = ["Your finished matches (newest first):"]
+        return tr(lang, "tui.matches_none")
+    lines = [tr(lang, "term.line.matches_title")]
     for summary in matches:
         seats = summary.get("seats") or []
         totals = summary.get("totals") or []
         winners = set(summary.get("winners") or [])
         players = []
         for i, entry in enumerate(seats):
-            name = who(entry["name"], entry.get("tag")) if entry else f"Seat {i + 1}"
+            name = (
+                who(entry["name"], entry.get("tag")) if entry else tr(lang, "lobby.seat_n", n=i + 1)
+            )
             total = totals[i] if i < len(totals) else "?"
             players.append(f"{name}{'*' if i in winners else ''} {total}")
         text = f"  {summary.get('id')}  {_when(summary.get('finished_at'))}  {', '.join(players)}"
         daily = summary.get("daily")
         if daily:
-            text += f"  [daily {daily.get('day')}{', ranked' if daily.get('ranked') else ''}]"
+            key = "term.line.match_daily_ranked" if daily.get("ranked") else "term.line.match_daily"
+            text += "  " + tr(lang, key, day=daily.get("day"))
             if today is not None and str(daily.get("day")) >= today:
-                text += " (replay once the day is over)"
+                text += " " + tr(lang, "term.line.replay_later")
         lines.append(text)
         rating = match_rating(summary, lang)
         if rating:
             lines.append(f"      {rating}")
     if replay_url is not None:
-        lines.append(f"Replay one with: kings-corner replay ID --url {replay_url}")
+        lines.append(tr(lang, "term.line.replay_how", url=replay_url))
     return "\n".join(lines)
 
 

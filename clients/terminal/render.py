@@ -21,6 +21,8 @@ from clients.words import (
     describe_provisional,
     describe_unrated,
     describe_your_change,
+    level_name,
+    plural,
     rating_wait,
     unrated_reason,
     who,
@@ -57,6 +59,20 @@ class Style:
 PLAIN = Style(color=False, symbols=True)
 
 
+def tr(lang: str, key: str, **params: Any) -> str:
+    """The catalogues' text ``key`` in ``lang`` (English's when the language is unknown),
+    its ``{name}`` values filled from ``params``. The line mode's own wording is under
+    ``term.line.``; where the web client or the full screen says the same, their key."""
+    template = texts(lang)[key]
+    return template.format_map(params) if params else template
+
+
+def card_count(n: int | str, count: int, lang: str = "en") -> str:
+    """``1 card``, ``3 cards`` (Czech: ``3 karty``, ``5 karet``); ``n`` is ``count`` as
+    shown (padded, say)."""
+    return tr(lang, f"term.line.cards_{plural(count, lang)}", n=n)
+
+
 def card(code: str, style: Style = PLAIN) -> str:
     """One card, e.g. ``7♥`` (``7H`` without symbols), coloured when ``style.color``."""
     rank, suit = code[:-1], code[-1]
@@ -86,14 +102,15 @@ def sorted_hand(hand: Iterable[str]) -> list[str]:
 
 def action_label(text: str, style: Style = PLAIN) -> str:
     """An action's text form made readable: ``7H>N`` as ``7♥ → N``, ``N>E`` as
-    ``pile N → E``, ``draw`` as ``draw a card``, ``end`` as ``end turn``."""
+    ``pile N → E``, ``draw`` as ``draw a card``, ``end`` as ``end turn`` (in the style's
+    language; the piles keep the names typed in actions)."""
     if text == "end":
-        return "end turn"
+        return tr(style.lang, "term.line.act_end")
     if text == "draw":
-        return "draw a card"
+        return tr(style.lang, "term.line.act_draw")
     left, _, right = text.partition(">")
     if left in SIDES or left in CORNERS:
-        return f"pile {left} → {right}"
+        return tr(style.lang, "term.line.act_pile", src=left, dst=right)
     return f"{card(left, style)} → {right}"
 
 
@@ -150,47 +167,53 @@ def plate(entry: Mapping[str, Any], width: int | None = None) -> str:
     return (name + suffix)[:width] if width is not None else name + suffix
 
 
-def _who(entry: Mapping[str, Any] | None, lobby: bool = False) -> str:
+def _who(entry: Mapping[str, Any] | None, lobby: bool = False, lang: str = "en") -> str:
     if entry is None:
-        return "(free)"
+        return tr(lang, "term.line.seat_free")
     if entry["kind"] == "bot":
-        return f"bot {entry['level'] or ''}".rstrip()
+        if not entry["level"]:
+            return tr(lang, "tui.bot")
+        return tr(lang, "term.line.seat_bot", level=level_name(str(entry["level"]), lang))
     if entry["away"]:
-        return "human, away (a bot plays)"
-    text = "human, connected" if entry["connected"] else "human, disconnected"
+        return tr(lang, "term.line.seat_away")
+    text = tr(lang, "term.line.seat_connected" if entry["connected"] else "term.line.seat_offline")
     if lobby and "ready" in entry:
-        text += ", ready" if entry["ready"] else ", not ready"
+        text += ", " + tr(lang, "wait.ready" if entry["ready"] else "wait.not_ready")
     return text
 
 
-def render_seats(doc: Doc, me: int | None) -> str:
+def render_seats(doc: Doc, me: int | None, lang: str = "en") -> str:
     """One line per seat: turn marker, number, name, who plays it, cards and total."""
     room = doc["room"]
     game = doc.get("game")
-    lines = ["Seats:"]
+    lines = [tr(lang, "wait.seats") + ":"]
+    # The card counts in one column: as wide as the widest way of writing two digits.
+    forms = ("one", "few", "other")
+    width = max(len(tr(lang, f"term.line.cards_{form}", n="00")) for form in forms)
     for i, entry in enumerate(room["seats"]):
         mark = "▶" if game is not None and game["phase"] == "playing" and game["turn"] == i else " "
-        name = plate(entry) if entry is not None else seat_name(doc, i)
+        name = plate(entry) if entry is not None else seat_name(doc, i, lang)
         tags = []
         if i == me:
-            tags.append("you")
+            tags.append(tr(lang, "seat.you"))
         if room.get("host") == i and game is None:
-            tags.append("host")
+            tags.append(tr(lang, "wait.host"))
         if game is not None and game["dealer"] == i:
-            tags.append("dealer")
+            tags.append(tr(lang, "tui.dealer"))
         label = name + (f" ({', '.join(tags)})" if tags else "")
         if i == me and entry is not None and not entry.get("away"):
             # The viewer's own seat is connected: this very connection shows it. A patch
             # about an older connection of the seat (closed after a rejoin) may say not.
             entry = {**entry, "connected": True}
-        who = _who(entry, lobby=game is None and room.get("host") != i)
+        who = _who(entry, lobby=game is None and room.get("host") != i, lang=lang)
         line = f" {mark} {i + 1}. {label:<24} {who:<26}"
         if game is not None:
             count = game["counts"][i]
-            noun = "card " if count == 1 else "cards"
-            line += f" {count:>2} {noun}   total {game['totals'][i]:>3}"
+            cards_text = card_count(f"{count:>2}", count, lang)
+            total = tr(lang, "term.line.seat_total", n=f"{game['totals'][i]:>3}")
+            line += f" {cards_text:<{width}}   {total}"
             if game.get("collected") is not None:  # corners scoring
-                line += f"   corners {game['collected'][i]}"
+                line += "   " + tr(lang, "term.line.seat_corners", n=game["collected"][i])
         lines.append(line.rstrip())
     return "\n".join(lines)
 
@@ -198,22 +221,25 @@ def render_seats(doc: Doc, me: int | None) -> str:
 def render_pile(name: str, pile: Sequence[str], style: Style = PLAIN) -> str:
     """``N : base 8♣ … top 7♥ (2 cards)``; a one-card pile shows that card once."""
     head = f"{name:<2}:"
+    lang = style.lang
     if not pile:
-        return f"{head} empty" + ("  (kings only)" if name in CORNERS else "")
+        empty = "term.line.corner_empty" if name in CORNERS else "term.line.side_empty"
+        return f"{head} {tr(lang, empty)}"
+    count = f"({card_count(len(pile), len(pile), lang)})"
     if len(pile) == 1:
-        return f"{head} {card(pile[0], style)}  (1 card)"
-    return f"{head} {card(pile[0], style)} … {card(pile[-1], style)}  ({len(pile)} cards)"
+        return f"{head} {card(pile[0], style)}  {count}"
+    return f"{head} {card(pile[0], style)} … {card(pile[-1], style)}  {count}"
 
 
 def render_table(game: Mapping[str, Any], style: Style = PLAIN) -> str:
     """Every pile's base, top and count, side piles beside corners, and the stock."""
     piles = game["piles"]
-    lines = ["Table (base … top):"]
+    lines = [tr(style.lang, "term.line.table")]
     for side, corner in zip(SIDES, CORNERS, strict=True):
         left = render_pile(side, piles[side], style)
         pad = 34 + (len(left) - _visible_len(left))
         lines.append(f"  {left:<{pad}} {render_pile(corner, piles[corner], style)}")
-    lines.append(f"  Stock: {game['stock']} cards")
+    lines.append("  " + tr(style.lang, "stock.label", n=game["stock"]))
     return "\n".join(lines)
 
 
@@ -230,17 +256,19 @@ def _visible_len(text: str) -> int:
     return length
 
 
-def render_scores(doc: Doc) -> str:
+def render_scores(doc: Doc, lang: str = "en") -> str:
     """Penalties hand by hand and the totals against the target, one column per seat."""
     game = doc["game"]
     seats = game["seats"]
-    names = [seat_name(doc, i)[:10] for i in range(seats)]
+    names = [seat_name(doc, i, lang)[:10] for i in range(seats)]
     width = max(6, *(len(n) for n in names))
-    lines = [f"Scores (target {game['target']}):"]
+    lines = [tr(lang, "term.line.scores", target=game["target"])]
     lines.append("  " + " " * 8 + "".join(f"{n:>{width + 2}}" for n in names))
     for no, row in enumerate(game["scores"], start=1):
-        lines.append(f"  {'hand ' + str(no):<8}" + "".join(f"{p:>{width + 2}}" for p in row))
-    lines.append(f"  {'total':<8}" + "".join(f"{t:>{width + 2}}" for t in game["totals"]))
+        hand = tr(lang, "tui.hand_col", n=no)
+        lines.append(f"  {hand:<8}" + "".join(f"{p:>{width + 2}}" for p in row))
+    total = tr(lang, "tui.total_col")
+    lines.append(f"  {total:<8}" + "".join(f"{t:>{width + 2}}" for t in game["totals"]))
     return "\n".join(lines)
 
 
@@ -251,23 +279,27 @@ def render_result(
     match (the winners and the ratings, see :func:`rating_lines`); with ``prompt``, how the
     next hand comes after a hand."""
     game = doc["game"]
+    lang = style.lang
     result = game.get("result")
     lines: list[str] = []
     if result is not None:
         if result["reason"] == "emptied" and result["out"] is not None:
-            lines.append(f"Hand {game['hand_no']} over: {seat_name(doc, result['out'])} went out.")
+            out = seat_name(doc, result["out"], lang)
+            lines.append(tr(lang, "tui.result_out", n=game["hand_no"], name=out))
         else:
-            lines.append(f"Hand {game['hand_no']} over: blocked, nobody can or will move.")
+            lines.append(tr(lang, "tui.result_blocked", n=game["hand_no"]))
         for i, (penalty, left) in enumerate(zip(result["penalties"], result["left"], strict=True)):
-            shown = cards(sorted_hand(left), style) if left else "no cards"
-            lines.append(f"  {seat_name(doc, i)}: {penalty} penalty ({shown})")
+            shown = cards(sorted_hand(left), style) if left else tr(lang, "tui.no_cards")
+            name = seat_name(doc, i, lang)
+            row = tr(lang, "term.line.result_row", name=name, p=penalty, cards=shown)
+            lines.append(f"  {row}")
     if game["phase"] == "finished" and game.get("winners") is not None:
-        winners = " and ".join(seat_name(doc, i) for i in game["winners"])
-        lines.append(f"Match over: {winners} won.")
-        lines.extend(place_lines(game, lambda i: seat_name(doc, i), style.lang))
-        lines.extend(rating_lines(doc, me, style.lang))
+        winners = tr(lang, "result.and").join(seat_name(doc, i, lang) for i in game["winners"])
+        lines.append(tr(lang, "tui.match_over", names=winners))
+        lines.extend(place_lines(game, lambda i: seat_name(doc, i, lang), lang))
+        lines.extend(rating_lines(doc, me, lang))
     elif game["phase"] == "hand_over" and prompt:
-        lines.append("The next hand is dealt shortly (type 'next' to deal it now).")
+        lines.append(tr(lang, "term.line.next_hand"))
     return "\n".join(lines)
 
 
@@ -365,51 +397,54 @@ def turn_line(doc: Doc, me: int | None, lang: str = "en") -> str:
                 for i, s in enumerate(seats)
                 if s is not None and s["kind"] == "human" and i != me and s.get("ready") is False
             ]
-            text = (
-                f"Waiting to start ({free} free seat{'s' if free != 1 else ''}): "
-                "type 'start' to begin; bots fill the empty seats."
-            )
+            text = tr(lang, f"term.line.host_wait_{plural(free, lang)}", n=free)
             if unready:
-                text += f" Not ready yet: {', '.join(unready)}."
+                text += " " + tr(lang, "wait.waiting_for", names=", ".join(unready))
             return text
-        host = seat_name(doc, room.get("host")) if room.get("host") is not None else "the host"
-        text = f"Waiting for {host} to start the match."
+        host = room.get("host")
+        named = seat_name(doc, host, lang) if host is not None else tr(lang, "term.line.the_host")
+        text = tr(lang, "term.line.waiting_host", host=named)
         if mine is not None and mine.get("ready") is False:
-            text += " Type 'ready' when you are."
+            text += " " + tr(lang, "term.line.say_ready")
         return text
     if mine is not None and mine["away"] and game["phase"] != "finished":
-        away = "A bot is playing your seat: type 'back' to take it back."
+        away = tr(lang, "term.line.away")
     else:
         away = ""
     if game["phase"] == "finished":
         if room.get("daily") is not None and me is not None:
-            return (
-                "The daily deal is over. Type 'leaderboard' for the day's board, "
-                "'matches' for your matches, or 'quit'."
-            )
+            return tr(lang, "term.line.daily_over")
         if "rematch" not in room or me is None:
             return ""
-        votes = [seat_name(doc, i) for i in room["rematch"]]
-        text = "Type 'rematch' to play again at this table, or 'quit'."
-        return text + (f" Rematch votes: {', '.join(votes)}." if votes else "")
+        votes = [seat_name(doc, i, lang) for i in room["rematch"]]
+        text = tr(lang, "term.line.rematch")
+        return text + (" " + tr(lang, "tui.votes", names=", ".join(votes)) if votes else "")
     if game["phase"] != "playing":
         return away
     if game["turn"] == me:
-        text = "Your turn." + (" You have already moved." if game["moved"] else "")
+        text = tr(lang, "term.line.your_turn")
+        if game["moved"]:
+            text += " " + tr(lang, "term.line.moved")
     else:
-        text = f"{seat_name(doc, game['turn'])}'s turn."
+        text = tr(lang, "tui.turn_of", name=seat_name(doc, game["turn"], lang))
     refill = refill_note(game, lang)
     if refill is not None:
         text = f"{text} {refill}"
     return f"{text} {away}" if away else text
 
 
-def daily_label(doc: Doc) -> str | None:
+def daily_label(doc: Doc, lang: str = "en") -> str | None:
     """``Daily deal (ranked)`` or ``Daily deal (practice)`` in a daily-deal room, else None."""
     daily = doc["room"].get("daily")
     if not daily:
         return None
-    return f"Daily deal ({'ranked' if daily.get('ranked') else 'practice'})"
+    return tr(lang, "tui.daily_ranked" if daily.get("ranked") else "tui.daily_practice")
+
+
+def phase_name(phase: str, lang: str = "en") -> str:
+    """A room's phase as the board's head line says it: ``lobby``, ``playing``..."""
+    words = texts(lang)
+    return words.get(f"term.line.phase.{phase}") or words.get(f"phase.{phase}", phase)
 
 
 def render(
@@ -423,24 +458,25 @@ def render(
     scores, the last log lines and, on the viewer's turn, the numbered legal actions."""
     room = doc["room"]
     game = doc.get("game")
-    phase = (game["phase"] if game is not None else room["phase"]).replace("_", " ")
-    head = f"Room {room['code']} · {phase}"
-    daily = daily_label(doc)
+    lang = style.lang
+    phase = phase_name(game["phase"] if game is not None else room["phase"], lang)
+    head = f"{tr(lang, 'matches.room', code=room['code'])} · {phase}"
+    daily = daily_label(doc, lang)
     if daily is not None:
         head = f"{daily} · {head}"
     if game is not None:
-        head += f" · hand {game['hand_no']}"
-    parts = [head + " · " + options_summary(room["options"], style.lang), render_seats(doc, me)]
+        head += " · " + tr(lang, "tui.hand_no", n=game["hand_no"])
+    parts = [head + " · " + options_summary(room["options"], lang), render_seats(doc, me, lang)]
     if game is not None:
         parts.append(render_table(game, style))
         if "hand" in game:
             parts.append(hand_line(game["hand"], style))
-        parts.append(render_scores(doc))
+        parts.append(render_scores(doc, lang))
         if game.get("result") is not None or game["phase"] == "finished":
             parts.append(render_result(doc, style, me=me))
     if log:
-        parts.append("Log:\n" + render_log(log, doc, style))
-    status = turn_line(doc, me, style.lang)
+        parts.append(tr(lang, "term.line.log") + "\n" + render_log(log, doc, style))
+    status = turn_line(doc, me, lang)
     if status:
         parts.append(status)
     legal = game.get("legal") if game is not None else None
@@ -451,12 +487,13 @@ def render(
 
 def hand_line(hand: Sequence[str], style: Style = PLAIN) -> str:
     """``Your hand (3): 7♥ 5♥ 2♠``, by suit then rank."""
-    return f"Your hand ({len(hand)}): {cards(sorted_hand(hand), style) if hand else '(empty)'}"
+    shown = cards(sorted_hand(hand), style) if hand else tr(style.lang, "term.line.hand_empty")
+    return f"{tr(style.lang, 'tui.your_hand', n=len(hand))}: {shown}"
 
 
 def actions_text(legal: Sequence[str], style: Style = PLAIN) -> str:
     """The numbered legal actions, under a line that says how to choose one."""
-    return "Actions (type a number, or e.g. 7H>N, N>E, end):\n" + render_actions(legal, style)
+    return tr(style.lang, "term.line.actions") + "\n" + render_actions(legal, style)
 
 
 def render_moves(doc: Doc, style: Style = PLAIN) -> str:
@@ -472,26 +509,13 @@ def render_moves(doc: Doc, style: Style = PLAIN) -> str:
     return "\n".join(parts)
 
 
-HELP = """Commands:
-  NUMBER          take that numbered action
-  7H>N, N>E, end  take an action by its text (card>pile, pile>pile, end turn)
-  hint            ask the server for a suggestion
-  chat TEXT       say something to the table
-  start [LEVEL]   host: begin the match; bots (default level) fill the empty seats
-  sit N           before the start: move to seat N
-  ready, unready  before the start: tell the host whether you are ready
-  next            deal the next hand now
-  back            take your seat back from the bot playing it while you were away
-  rematch [force] after the match: vote to play again (host: force it)
-  look            show the board again
-  leaderboard [daily|alltime|rating]
-                  show today's daily-deal board (the all-time one, or the top players)
-  matches         list your finished matches (and your rating's move), to replay them
-  me              your name, tag and rating
-  coach           after the match: your three costliest turns again (how to replay each)
-  leave           give up your seat for good (a bot takes it) and quit
-  quit            disconnect (come back later with --join CODE)
-  help            this list"""
+def help_text(lang: str = "en") -> str:
+    """The commands line mode reads (``help``), in ``lang``: the words typed stay English."""
+    return tr(lang, "term.line.help")
+
+
+#: The commands, in English (:func:`help_text` in another language).
+HELP = help_text()
 
 
 __all__ = [
@@ -505,7 +529,9 @@ __all__ = [
     "daily_label",
     "describe",
     "error_line",
+    "help_text",
     "log_line",
+    "phase_name",
     "rating_lines",
     "render",
     "render_actions",
@@ -517,5 +543,6 @@ __all__ = [
     "render_table",
     "seat_name",
     "seat_names",
+    "tr",
     "turn_line",
 ]

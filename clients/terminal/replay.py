@@ -402,7 +402,7 @@ def render_step(replay: Replay, index: int, style: Style = PLAIN) -> str:
         caption(replay, index, style),
         render_hands(replay, match, style),
         render_table(doc["game"], style),
-        render_scores(doc),
+        render_scores(doc, style.lang),
     ]
     if match.position.result is not None:
         parts.append(render_result(doc, style, prompt=False))
