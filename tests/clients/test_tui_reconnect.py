@@ -5,6 +5,7 @@ never shows as offline while we are connected."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,16 @@ async def online(pilot: Pilot[int], app: KingsCornerApp) -> None:
     drawn in a later refresh than the line naming the seat); fails if it never is."""
 
     def drawn() -> bool:
-        lines = [ln for ln in screen_text(app).splitlines() if "Ana" in ln and "you" in ln]
-        return bool(lines) and "offline" not in lines[0]
+        # The plate is the line naming Ana and, when "you, host, dealer" does not fit
+        # beside her name and tag, the line under it.
+        lines = screen_text(app).splitlines()
+        plates = [
+            " ".join(lines[i : i + 2])
+            for i, ln in enumerate(lines)
+            if re.search(r"│(▶ |  )Ana\b", ln)  # a row of the Seats panel, not the log
+        ]
+        mine = [p for p in plates if "you" in p]
+        return bool(mine) and "offline" not in mine[0]
 
     await until(pilot, drawn, what="Ana's own plate, online")
 
