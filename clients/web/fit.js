@@ -9,6 +9,7 @@
 // and suit in the corner.
 
 import { $ } from "./dom.js";
+import { t } from "./i18n.js";
 
 /** Narrow windows and short ones: the phone layouts (css/phone.css says the same). */
 export const COMPACT = "(max-width: 820px), (max-height: 500px)";
@@ -18,6 +19,7 @@ export const SIDEWAYS = "(max-height: 500px) and (min-aspect-ratio: 4/3)";
 export const MIN_TAP = 44;
 const HAND_GAP = 6; // between cards while the hand has room to spare
 const LIFT = 22; // room above one row for the lifted (selected) card
+const LIFTED = 20; // how far a selected card rises (over another row: less, see placeHand)
 const ROWS_TOP = 8; // above several rows: a lifted card may cover the status line
 const BOTTOM = 4;
 const SIDE = 6;
@@ -65,13 +67,23 @@ function rowsIn(room, cw) {
   return Math.max(1, Math.floor((room - ROWS_TOP - BOTTOM - ch) / rowStep) + 1);
 }
 
+/** How far down its card the rank and suit of the top left corner reach. */
+function cornerDepth(button, cw) {
+  const corner = button.querySelector(".idx.tl");
+  return corner && corner.offsetHeight ? corner.offsetTop + corner.offsetHeight : cw * 0.6;
+}
+
 /** Place every card of the hand as ``plan`` says. Each button is exactly the part of its
- * card that shows. */
+ * card that shows. A selected card rises in its place (hand.css), under the cards that lie
+ * over it: it covers no rank or suit of the cards beside it; over another row it rises only
+ * as far as that row's corners leave room (``--lift``). */
 function placeHand(hand, buttons, plan) {
   const { n, width, cw, ch, rows, perRow, step, rowStep, top } = plan;
   hand.classList.toggle("rows", rows > 1);
   hand.classList.toggle("scrolls", plan.scrolls);
   hand.style.padding = `${top}px ${SIDE}px ${BOTTOM}px`;
+  const free = rows > 1 ? Math.floor(rowStep - cornerDepth(buttons[0], cw) - 3) : LIFTED;
+  const lift = Math.max(4, Math.min(LIFTED, free));
   buttons.forEach((button, k) => {
     const row = Math.floor(k / perRow);
     const col = k % perRow;
@@ -85,6 +97,7 @@ function placeHand(hand, buttons, plan) {
       width: `${lastInRow ? cw : Math.floor(step)}px`,
       height: `${row === rows - 1 ? ch : rowStep}px`,
     });
+    button.style.setProperty("--lift", `${row === 0 ? LIFTED : lift}px`);
   });
   hand.style.height = `${plan.height}px`;
 }
@@ -121,6 +134,62 @@ function boardGaps(board) {
 /** Fit the table to the screen (phones) and lay the hand out; after every render and on
  * every resize. */
 export function fitTable() {
+  layTable();
+  markMore();
+}
+
+// --- a hand wider than the screen ------------------------------------------------------------
+
+/** Whether the rank and suit in the corner of ``button``'s card show between ``left`` and
+ * ``right`` (the hand's visible part, in the page's coordinates). */
+function cornerShows(button, left, right) {
+  const corner = button.querySelector(".idx.tl");
+  const box = (corner || button).getBoundingClientRect();
+  return box.left >= left - 1 && box.right <= right + 1;
+}
+
+/** A hand that scrolls sideways says so on each side that has more of it: a shade, an arrow
+ * and, when cards there are out of view (their corner cannot be read), how many; a screen
+ * reader hears how many are out of view. After every layout and every scroll of the hand. */
+export function markMore() {
+  const hand = $("hand");
+  const cue = $("hand-more");
+  if (!cue) return;
+  const buttons = [...hand.querySelectorAll(".card-btn")];
+  const range = hand.scrollWidth - hand.clientWidth;
+  if (hand.hidden || !buttons.length || range <= 1 || !shown(hand)) {
+    cue.hidden = true;
+    return;
+  }
+  const box = hand.getBoundingClientRect();
+  const left = box.left + hand.clientLeft;
+  const right = left + hand.clientWidth;
+  let before = 0;
+  let after = 0;
+  for (const button of buttons) {
+    if (cornerShows(button, left, right)) continue;
+    const middle = button.getBoundingClientRect();
+    if (middle.left + middle.width / 2 < (left + right) / 2) before += 1;
+    else after += 1;
+  }
+  const sides = {
+    left: { more: hand.scrollLeft > 1, count: before, arrow: "‹" },
+    right: { more: hand.scrollLeft < range - 1, count: after, arrow: "›" },
+  };
+  for (const [side, { more, count, arrow }] of Object.entries(sides)) {
+    const edge = $(`hand-more-${side}`);
+    edge.hidden = !more;
+    const words = count ? t("hand.more", { n: count }) : "";
+    edge.querySelector(".more-pill").textContent =
+      side === "left" ? `${arrow} ${words}`.trim() : `${words} ${arrow}`.trim();
+  }
+  const out = before + after;
+  const said = out ? t("hand.out_of_view", { n: out, total: buttons.length }) : "";
+  $("hand-more-text").textContent = said;
+  cue.hidden = !sides.left.more && !sides.right.more;
+}
+
+function layTable() {
   const felt = $("felt");
   const hand = $("hand");
   const board = $("board");

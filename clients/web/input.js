@@ -122,8 +122,15 @@ function endDrag(event, cancelled) {
 
 // --- taps ----------------------------------------------------------------------------------
 
-/** A card tapped or clicked (``keyboard``: with Enter or Space). */
+/** A card tapped or clicked (``keyboard``: with Enter or Space). From the keyboard, the card
+ * a hint chose is taken as it stands (Enter says "this one", not "let go"): it stays chosen,
+ * and the focus goes to the pile the hint names. */
 function tapCard(card, keyboard) {
+  const hinted = S.hint && S.hint.type === "play" && S.hint.card === card;
+  if (keyboard && hinted && S.sel && S.sel.kind === "card" && S.sel.card === card) {
+    focusTarget(S.hint.pile);
+    return;
+  }
   selectCard(card);
   if (keyboard && S.sel) focusTarget();
 }

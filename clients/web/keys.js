@@ -39,11 +39,23 @@ export function roveTable() {
   rove("hand", $("hand").querySelector(".card-btn.selected"));
 }
 
-/** Focus the first pile the selection fits on (or the board's stop). */
-export function focusTarget() {
+/** Focus the pile named ``preferred`` when the selection fits on it, else the first pile it
+ * fits on (or the board's stop). */
+export function focusTarget(preferred) {
   const board = $("board");
-  const target = board.querySelector(".pile.legal:not([disabled])") || stops(board)[0];
+  const named = preferred
+    ? board.querySelector(`.pile.legal[data-pile="${CSS.escape(preferred)}"]:not([disabled])`)
+    : null;
+  const target = named || board.querySelector(".pile.legal:not([disabled])") || stops(board)[0];
   if (target) target.focus();
+}
+
+/** Focus the first card of the hand (a new hand's first turn): the card focused in the last
+ * hand is forgotten. */
+export function focusFirstCard() {
+  const [first] = stops($("hand"));
+  remembered.hand = null;
+  if (first) first.focus();
 }
 
 /** Focus the hand's stop (the selected card, else the card focused last, else the first). */

@@ -16,10 +16,10 @@ import {
   targets,
 } from "./doc.js";
 import { $, el } from "./dom.js";
-import { fitTable, keepTableInView } from "./fit.js";
+import { fitTable, keepTableInView, markMore } from "./fit.js";
 import { has, t } from "./i18n.js";
 import { startDrag } from "./input.js";
-import { focusHand, roveTable } from "./keys.js";
+import { focusFirstCard, focusHand, roveTable } from "./keys.js";
 import { land, lastTurn } from "./motion.js";
 import { S, render, storage } from "./state.js";
 import { placeToasts } from "./toasts.js";
@@ -315,6 +315,8 @@ export function renderTable(g) {
   board.classList.toggle("choosing", S.sel !== null);
 
   const hand = $("hand");
+  // A hand that scrolls sideways stays where it was scrolled to (its cards are new nodes).
+  const scrolled = hand.scrollLeft;
   if (S.role === "player") {
     const buttons = handButtons(g);
     const empty = el("span", { class: "muted", text: t("hand.empty") });
@@ -359,6 +361,10 @@ export function renderTable(g) {
   $("hint").disabled = !myTurn();
   tickClocks();
   fitTable(); // the card sizes for this screen, and the hand laid out
+  if (scrolled && hand.scrollLeft !== scrolled) {
+    hand.scrollLeft = scrolled;
+    markMore();
+  }
   land(S.doc.room.options.pace); // the last patches' moves travel to where this render put them
 
   if (focusKey) {
@@ -371,20 +377,50 @@ export function renderTable(g) {
   }
   roveTable();
   const mine = myTurn();
-  if (mine && !S.turnWasMine) turnFocus();
+  // Your first turn of a hand, or a turn coming back: the focus follows once the whole page
+  // is drawn (the last hand's result goes away after the table, taking its focus with it).
+  const handKey = `${S.room}:${g.hand_no}`;
+  if (g.phase !== "playing") turnHand = null;
+  if (mine && turnHand !== handKey) {
+    turnHand = handKey;
+    queueMicrotask(() => turnFocus(true));
+  } else if (mine && !S.turnWasMine) {
+    queueMicrotask(() => turnFocus(false));
+  }
   S.turnWasMine = mine;
 }
 
-/** Your turn came: the focus goes to your hand (unless you are typing or reading elsewhere:
- * then it stays), so the turn starts where the keyboard plays from. */
-function turnFocus() {
-  if (!$("overlay").hidden) return;
+// The hand (room and number) whose first turn of yours has come: the next one starts anew.
+let turnHand = null;
+
+/** Whether the player is typing: in a text field, a list or an editable element. */
+function typing(node) {
+  if (!node || node === document.body) return false;
+  if (node.isContentEditable || node.tagName === "TEXTAREA" || node.tagName === "SELECT") {
+    return true;
+  }
+  const fields = ["button", "checkbox", "radio", "range", "color", "file", "submit", "reset"];
+  return node.tagName === "INPUT" && !fields.includes(node.type);
+}
+
+/** Your turn came: the focus goes to your hand, so the turn starts where the keyboard plays
+ * from. A hand's first turn starts at its first card, from wherever the focus was (the last
+ * hand's result, a pile, a card) unless you are typing or a dialog is open; a later turn
+ * brings it back to the card you were on, unless you are typing or reading elsewhere. */
+function turnFocus(first) {
+  if (S.view || $("table").hidden || !$("overlay").hidden || !myTurn()) return;
   const active = document.activeElement;
-  // Nowhere, or on a control that is gone from the screen ("Start the match", say).
+  // Nowhere, or on a control that is gone from the screen ("Start the match", "Next hand").
   const idle = !active || active === document.body || !active.getClientRects().length;
-  const atTable = Boolean(active) && $("table").contains(active) && !$("hand").contains(active);
-  if (!idle && !atTable) return;
-  focusHand();
+  if (first) {
+    const open = "dialog[open], [role='alertdialog'], .view, .lang-menu";
+    if (!idle && (typing(active) || active.closest(open))) return;
+    focusFirstCard();
+  } else {
+    const atTable = Boolean(active) && $("table").contains(active) && !$("hand").contains(active);
+    if (!idle && !atTable) return;
+    focusHand();
+  }
   keepTableInView();
 }
 
@@ -405,4 +441,5 @@ export function wireTable() {
     fitTable();
     placeToasts();
   });
+  $("hand").addEventListener("scroll", markMore, { passive: true });
 }

@@ -180,10 +180,7 @@ def test_my_matches_replay_forward_back_jump_and_totals(
     ana.click("#replay-last")
     at_step(ana, STEPS)
     expect(ana.locator("#replay-caption")).to_have_text(
-        re.compile(
-            "^Ana played 2\u2666\ufe0e? on N\\. Ana went out\\. "
-            "Match over: Ana won\\.$"
-        )
+        re.compile("^Ana played 2\u2666\ufe0e? on N\\. Ana went out\\. Match over: Ana won\\.$")
     )
     for seat, total in enumerate(replay["totals"]):
         cell = ana.locator(f'#replay-score tbody tr[data-seat="{seat}"] td.total')
