@@ -150,8 +150,11 @@ async def in_the_lobby_and_playing(pool: Clients, answers: Answers, rng: random.
     await guest.ready()
     await settle(people, guest.version)
     watcher = await pool.new("Watcher")
+    # The room kept its chat (the host said hi): the history follows the join's answer.
     await answers.check(
-        watcher, {"type": "join", "room": code, "spectate": True}, ["joined", "snapshot"]
+        watcher,
+        {"type": "join", "room": code, "spectate": True},
+        ["joined", "snapshot", "chat_history"],
     )
     await answers.check(host, {"type": "start", "fill": None}, ["patch"])
     await settle([*people, watcher], host.version)

@@ -105,8 +105,9 @@ def audit(recorder: Recorder, logs: dict[str, list[dict[str, Any]]]) -> int:
         code = room_of.get(sent.conn) if kind == "patch" else frame.get("room")
         if kind not in ("snapshot", "patch") or code not in rooms:
             if kind not in ("snapshot", "patch"):
-                # No other frame may carry a card at all (chat aside: it is people's text).
-                assert kind == "chat" or not cards_in(frame), frame
+                # No other frame may carry a card at all (chat aside, and the chat a room
+                # kept: it is people's text).
+                assert kind in ("chat", "chat_history") or not cards_in(frame), frame
             continue
         assert code is not None
         history = rooms[code]

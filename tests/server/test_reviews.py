@@ -232,11 +232,13 @@ async def test_a_review_somebody_asks_for_goes_ahead_of_those_nobody_did(
     first = {"id": "Q-1", "seats": [person, None], "log": [NEXT_HAND], "options": options}
     second = {"id": "Q-2", "seats": [person, None], "log": [], "options": options}
     reviews.start(first)
-    reviews.start(second)
-    for _ in range(100):  # each looks for hands judged ahead in the store first
+    for _ in range(500):  # it looks for hands judged ahead in the store first
         if pool.calls:
             break
         await asyncio.sleep(0.01)
+    # Started once the first holds the one idle slot: on a busy machine the second's store
+    # lookup could otherwise come back first and take it.
+    reviews.start(second)
     await asyncio.sleep(0.05)
     # One review at a time nobody waits for: the first, stuck on its first hand.
     assert pool.calls == [("Q-1", 0, False)]
