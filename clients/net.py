@@ -40,6 +40,9 @@ Frame = dict[str, Any]
 SPOKEN_VERSIONS = (PROTOCOL_VERSION, 1)
 
 
+#: How many recent chat lines are compared with a history (a room keeps 50).
+CHAT_SEEN = 50
+
 #: The refusals of a frame the server did not read (so they carry no ``seq``): the answer
 #: to the request that frame was, :meth:`GameClient.act` included.
 UNREAD_REFUSALS = frozenset({"rate_limited", "bad_message"})
@@ -57,9 +60,15 @@ def room_url(url: str, room: str | None) -> str:
 
 
 def unseen(chat: Sequence[Frame], kept: Sequence[Frame]) -> list[Frame]:
-    """The lines of a ``chat_history`` (``kept``, as ``chat`` frames) not already at the end
-    of ``chat``: after a reconnection the history repeats what this client heard before it
-    left, and only what it missed is new; for another room's history, all of it."""
+    """The lines of ``kept`` (a ``chat_history``'s, as ``chat`` frames) this client has not
+    shown yet. Lines with an ``id`` are told apart by it (a line can
+    come live and in a history sent while it was on its way); lines without one (from a
+    server that did not name them) by the longest run at the end of ``chat`` that the
+    history's first lines repeat: after a reconnection the history repeats what this client
+    heard before it left. Another room's history is all new."""
+    ids = {line.get("id") for line in chat[-2 * CHAT_SEEN :] if line.get("id")}
+    if kept and all(line.get("id") for line in kept):
+        return [line for line in kept if line["id"] not in ids]
 
     def said(line: Frame) -> tuple[Any, ...]:
         return (line.get("room"), line.get("seat"), line.get("name"), line.get("text"))
@@ -366,7 +375,10 @@ class GameClient:
         elif kind == "welcome":
             self.player, self.player_id = frame["player"], frame["player_id"]
         elif kind == "chat":
-            self.chat.append(frame)
+            # A named line a history brought first (while this one was on its way) is shown.
+            recent = {line.get("id") for line in self.chat[-CHAT_SEEN:]}
+            if not frame.get("id") or frame["id"] not in recent:
+                self.chat.append(frame)
         elif kind == "chat_history":
             kept = [{"type": "chat", "room": frame["room"], **line} for line in frame["lines"]]
             self.chat.extend(unseen(self.chat, kept))

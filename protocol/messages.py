@@ -423,14 +423,18 @@ class ChatLine(WireModel):
     seat: int | None
     name: str
     text: str
+    #: The line's id, the same in ``chat_history``: a line met twice is shown once.
+    id: str | None = None
 
 
 class KeptLine(WireModel):
-    """One chat line the room kept: who said it (``seat`` null for a spectator) and what."""
+    """One chat line the room kept: who said it (``seat`` null for a spectator), what, and
+    its id (as the ``chat`` frame that brought it live had it)."""
 
     seat: int | None
     name: str
     text: str
+    id: str | None = None
 
 
 class ChatHistory(WireModel):

@@ -13,6 +13,7 @@ lock from the seat the connection holds *then*.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -303,7 +304,9 @@ async def chat(s: Services, conn: RoomConnection, msg: Chat) -> None:
         raise BadMessage("Chat text is empty.", reason="empty_chat")
     if not live.chat_budget.take():
         raise RateLimited("This room's chat is busy; wait a moment.", reason="room_chat")
-    kept = {"seat": conn.seat, "name": conn.name, "text": text}
+    # The id lets a client that gets the line twice (live, and in a chat_history sent while
+    # the announcement was on its way) show it once.
+    kept = {"id": secrets.token_hex(6), "seat": conn.seat, "name": conn.name, "text": text}
     await s.store.add_chat(live.code, kept)  # for who comes later (Lobby.tell_chat)
     await s.store.publish(f"room:{live.code}", {"kind": "chat", "room": live.code, **kept})
 

@@ -208,13 +208,10 @@ class Lobby:
         if kind == "changed" and message.get("v", 0) > live.room.version:
             await live.catch_up()
         elif kind == "chat":
-            line = frame(
-                ChatLine,
-                room=message["room"],
-                seat=message["seat"],
-                name=message["name"],
-                text=message["text"],
-            )
+            said = {k: message[k] for k in ("seat", "name", "text")}
+            if "id" in message:  # announced by a release that names its lines
+                said["id"] = message["id"]
+            line = frame(ChatLine, room=message["room"], **said)
             for conn in live.connections:
                 conn.send(line)
 

@@ -118,9 +118,14 @@ export function renderLog() {
 
 // --- the chat ----------------------------------------------------------------------------
 
+/** Whether a line with this id is shown already (it came live and in a history). */
+function shown(id) {
+  return Boolean(id) && S.chat.some((line) => line.id === id);
+}
+
 export function onChat(frame) {
-  if (frame.room !== S.room) return;
-  S.chat.push({ name: frame.name, seat: frame.seat, text: frame.text });
+  if (frame.room !== S.room || shown(frame.id)) return;
+  S.chat.push({ id: frame.id, name: frame.name, seat: frame.seat, text: frame.text });
   if (S.chat.length > MAX_LOG) S.chat.shift();
   if (S.tab !== "chat") S.unread += 1;
   renderChat();
@@ -132,6 +137,16 @@ export function onChat(frame) {
  * lines it heard). Earlier lines do not count as unread. */
 export function onChatHistory(frame) {
   if (frame.room !== S.room) return;
+  if (frame.lines.every((line) => line.id)) {
+    // Named lines: those not shown yet, whichever way they came first.
+    for (const line of frame.lines) {
+      if (shown(line.id)) continue;
+      S.chat.push({ id: line.id, name: line.name, seat: line.seat, text: line.text });
+    }
+    while (S.chat.length > MAX_LOG) S.chat.shift();
+    renderChat();
+    return;
+  }
   const said = (line) => JSON.stringify([line.seat, line.name, line.text]);
   const heard = S.chat.slice(-frame.lines.length).map(said);
   const told = frame.lines.map(said);

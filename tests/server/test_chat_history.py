@@ -44,10 +44,12 @@ async def test_a_late_spectator_and_a_late_player_read_what_was_said(
     await wes.until(lambda c: len(c.chat) == 2)
     (history,) = histories(wes)
     assert history["room"] == code
-    assert history["lines"] == [
+    assert [{k: v for k, v in line.items() if k != "id"} for line in history["lines"]] == [
         {"seat": 0, "name": "Ana", "text": "hi"},
         {"seat": 0, "name": "Ana", "text": "who's in?"},
     ]
+    # Each line keeps the id its live frame had: a client meeting it twice shows it once.
+    assert [line["id"] for line in history["lines"]] == [line["id"] for line in ana.chat]
     # It came after the joined and the snapshot: the page knows the room it is for.
     kinds = [f["type"] for f in wes.frames]
     assert kinds.index("joined") < kinds.index("chat_history")
@@ -104,6 +106,24 @@ async def test_a_reconnection_adds_only_the_lines_missed(server: GameServer) -> 
         await ben.close()
 
 
+async def test_a_line_met_live_and_in_the_history_is_shown_once(
+    server: GameServer, client: ClientFactory
+) -> None:
+    ana = await client("Ana")
+    code = await ana.create(seats=2)
+    await say(ana, "hello")
+    wes = await client("Wes")
+    await wes.join(code, spectate=True)
+    await wes.until(lambda c: len(c.chat) == 1)
+    # The same line again, as a live frame arriving after the history that held it.
+    line = dict(wes.chat[0])
+    await wes._take(line)
+    assert [c["text"] for c in wes.chat] == ["hello"]
+    # A line of the same words but its own id is a line of its own.
+    await say(ana, "hello")
+    await wes.until(lambda c: len(c.chat) == 2)
+
+
 def test_unseen_lines_are_those_after_the_overlap() -> None:
     def line(text: str) -> dict[str, Any]:
         return {"type": "chat", "room": "R", "seat": 0, "name": "A", "text": text}
@@ -116,3 +136,7 @@ def test_unseen_lines_are_those_after_the_overlap() -> None:
     # Another room's history is all new, whatever its words.
     other = [{**line("c"), "room": "S"}]
     assert unseen(heard, other) == other
+    # Named lines are told apart by their ids, wherever they are.
+    named = [{**line("a"), "id": "1"}, {**line("a"), "id": "2"}]
+    assert unseen(named[:1], named) == named[1:]
+    assert unseen(named, list(reversed(named))) == []
