@@ -27,7 +27,9 @@ async def store(
     request: pytest.FixtureRequest, redis_url: str, redis_prefix: str
 ) -> AsyncIterator[Store | None]:
     """None: the server builds its default in-memory store."""
-    yield None if request.param == "memory" else RedisStore(redis_url, redis_prefix)
+    # Twenty rooms set up at once on a busy machine: a command may wait longer than the
+    # default 2 s, and this test is about seats, not the store's timeout.
+    yield None if request.param == "memory" else RedisStore(redis_url, redis_prefix, timeout=10.0)
 
 
 async def busy_tables(pool: Clients) -> list[list[GameClient]]:
