@@ -275,6 +275,8 @@ class RoomDriver:
         if self._grace_turn.get(seat) != turn:
             return
         if not self.live.seat_connected(seat) and not await self._present_elsewhere(seat):
+            # An operator reads why a bot took over: nobody came back within the grace.
+            log.info("room %s: seat %d away after the grace period", self.code, seat)
             await self.attempt(lambda r: _away(r, seat) + r.decide_host(seat))
 
     async def _present_elsewhere(self, seat: int) -> bool:

@@ -8,6 +8,8 @@ variable set, a missing nginx or redis-server is a failure, not a skip.
 from __future__ import annotations
 
 import asyncio
+import re
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Generator
 from pathlib import Path
@@ -18,6 +20,8 @@ from .image import shared_build
 from .topology import Deployment
 
 FAILED = pytest.StashKey[bool]()
+#: Where a failing test's whole deployment logs are kept.
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "deploy"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,7 +46,8 @@ async def deployment(request: pytest.FixtureRequest) -> AsyncIterator[Deployment
     """A running deployment of this test alone, its servers run from the image the
     Dockerfile builds (natively, once per run); every process ended by pid afterwards.
 
-    When the start or the test fails, the ends of the processes' logs are printed.
+    When the start or the test fails, the ends of the processes' logs are printed, and the
+    whole logs are kept in ``test-artifacts/deploy/<test>/``.
     """
     image = await asyncio.to_thread(shared_build)
     marker = request.node.get_closest_marker("deploy_env")
@@ -58,5 +63,16 @@ async def deployment(request: pytest.FixtureRequest) -> AsyncIterator[Deployment
             yield made
             if request.node.stash.get(FAILED, False):
                 print(made.logs())
+                keep_logs(made, request.node.name)
         finally:
             made.stop()
+
+
+def keep_logs(made: Deployment, test: str) -> None:
+    """Copy every process's whole log to ``test-artifacts/deploy/<test>/``."""
+    kept = ARTIFACTS / re.sub(r"[^\w.-]+", "_", test)
+    kept.mkdir(parents=True, exist_ok=True)
+    for process in made.processes:
+        if process.log.exists():
+            shutil.copyfile(process.log, kept / process.log.name)
+    print(f"whole logs kept in {kept}")
