@@ -149,15 +149,19 @@ async def join(s: Services, conn: RoomConnection, msg: Join) -> None:
     not_in_room(conn)
     if hung_up_on_guesser(s, conn, "Too many failed joins; wait a minute before trying again."):
         return
+    if msg.token is None and not msg.spectate:
+        await s.lobby.give_tag(conn)  # outside the guarded lookup: it holds a join slot
     async with s.guard.lookup(conn):
         if msg.token is not None:
             await s.lobby.rejoin(conn, msg.room, msg.token)
-            return
-        live = await s.lobby.get(msg.room)
-        if msg.spectate:
-            await s.lobby.spectate(conn, live)
-            return
-        await s.lobby.join_seat(conn, live, msg.seat)
+        else:
+            live = await s.lobby.get(msg.room)
+            if msg.spectate:
+                await s.lobby.spectate(conn, live)
+            else:
+                await s.lobby.join_seat(conn, live, msg.seat)
+    if conn.room is not None:
+        await s.lobby.tell_chat(conn, conn.room)
 
 
 async def sit(s: Services, conn: RoomConnection, msg: Sit) -> None:

@@ -151,14 +151,11 @@ class Lobby:
             return [event]
 
         await live.commit(decide)
-        watching = conn.room is live  # a spectator taking a seat has read the chat
         async with live.lock:
-            if watching:
+            if conn.room is live:  # a spectator taking a seat
                 live.detach(conn, quiet=True)
             live.attach(conn, token)
         await live.seat_returned(placed[0])
-        if not watching:
-            await self.tell_chat(conn, live)
         return token
 
     async def give_tag(self, conn: RoomConnection) -> None:
@@ -174,7 +171,6 @@ class Lobby:
         await live.token_returned(token)
         async with live.lock:
             live.attach(conn, token)
-        await self.tell_chat(conn, live)
 
     async def spectate(self, conn: RoomConnection, live: LiveRoom) -> None:
         """Add ``conn`` to ``live`` as a spectator, within ``max_spectators``."""
@@ -187,10 +183,10 @@ class Lobby:
         async with live.lock:
             live.attach(conn)
         live.after_change()  # a room paused for want of viewers plays on (LiveRoom.watched)
-        await self.tell_chat(conn, live)
 
     async def tell_chat(self, conn: RoomConnection, live: LiveRoom) -> None:
-        """Send ``conn``, just in ``live``, the chat lines the room kept, if any. The join
+        """Send ``conn``, just in ``live`` by a ``join``, the chat lines the room kept, if
+        any (a room just made has none, and a spectator taking a seat read them). The join
         stands whatever happens here: a store that cannot tell leaves the history out."""
         try:
             lines = await self._store.chat_lines(live.code)
