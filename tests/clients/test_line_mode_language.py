@@ -19,6 +19,7 @@ import pytest
 
 from clients.i18n import CATALOGUES, LANGUAGES, texts
 from clients.terminal.app import amain
+from tests.clients.test_terminal import Screen as TerminalScreen
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The line mode's modules: the client (app) and what it prints with.
@@ -132,20 +133,8 @@ def test_the_line_mode_names_only_keys_that_exist_and_every_key_is_used() -> Non
 # --- a session in Spanish -------------------------------------------------------------
 
 
-class Screen:
-    """Collects everything the client writes, and waits for text to appear."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._grew = asyncio.Event()
-
-    def write(self, text: str) -> None:
-        self.lines.append(text)
-        self._grew.set()
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
+class Screen(TerminalScreen):
+    """The terminal tests' screen, waiting for a text or for a check of the whole text."""
 
     async def until(self, check: str | Callable[[str], bool], timeout: float = 15.0) -> None:
         """Until ``check`` (a text, or a function of the text) holds."""

@@ -30,16 +30,21 @@ def stacked_deck(
     return deck
 
 
-def rewrite_create(page: Page, **options: object) -> list[WebSocketRoute]:
+def rewrite_create(
+    page: Page, servers: list[WebSocketRoute] | None = None, **options: object
+) -> list[WebSocketRoute]:
     """Add ``options`` to the ``create`` messages this page sends; everything else passes.
 
     Returns the page's WebSocket routes (one per connection, newest last): a test can send
-    the page a frame "from the server" with ``routes[-1].send(...)``.
+    the page a frame "from the server" with ``routes[-1].send(...)``; ``servers`` collects
+    the server sides, to speak to the server as the page does.
     """
     routes: list[WebSocketRoute] = []
 
     def route(ws: WebSocketRoute) -> None:
         server = ws.connect_to_server()
+        if servers is not None:
+            servers.append(server)
 
         def forward(message: str | bytes) -> None:
             if isinstance(message, str) and options:

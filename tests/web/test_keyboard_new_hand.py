@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from .conftest import Pages, Shot
-from .helpers import create_room, resize
+from .helpers import create_room, resize, rewrite_create
 from .test_replay import HAND_ONE, HAND_TWO, RUN
 
 # Where the focus is, and the hand's first card.
@@ -36,22 +36,7 @@ class Deals:
 
     def __init__(self, page: Page, decks: list[list[str]], dealer: int) -> None:
         self.servers: list[WebSocketRoute] = []
-
-        def route(ws: WebSocketRoute) -> None:
-            server = ws.connect_to_server()
-
-            def outgoing(message: str | bytes) -> None:
-                if isinstance(message, str):
-                    frame = json.loads(message)
-                    if frame.get("type") == "create":
-                        frame["options"].update(decks=decks, dealer=dealer)
-                        message = json.dumps(frame)
-                server.send(message)
-
-            ws.on_message(outgoing)
-            self.servers.append(server)
-
-        page.route_web_socket(re.compile(r"^wss?://"), route)
+        rewrite_create(page, servers=self.servers, decks=decks, dealer=dealer)
 
     def to_server(self, frame: dict[str, Any]) -> None:
         self.servers[-1].send(json.dumps(frame))
